@@ -1,0 +1,226 @@
+//! The compact Kubernetes objects the core, the model and the oracle work on.
+//!
+//! These are deliberately small, ordered and cheap to clone (names are `Arc<str>`): the model
+//! clones states millions of times. Manifests as `kubectl` prints them are read through
+//! k8s-openapi elsewhere (`manifest`) and converted into these types; nothing here depends on
+//! k8s-openapi. Unknown operator or effect strings are kept (`Other`) because upstream's matcher
+//! is more permissive than validation, and `explain --no-validate` must evaluate such objects.
+
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+/// An immutable, cheaply cloned string (object names, keys, values).
+pub type Name = Arc<str>;
+
+/// A node's name (`metadata.name`).
+pub type NodeName = Name;
+
+/// A pod's `metadata.uid`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Uid(pub Name);
+
+impl fmt::Display for Uid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// `namespace/name`: the identity upstream keys its timers and queues by (not the UID).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct PodKey {
+    pub namespace: Name,
+    pub name: Name,
+}
+
+impl PodKey {
+    pub fn new(namespace: &str, name: &str) -> PodKey {
+        PodKey {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+}
+
+impl fmt::Display for PodKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+/// A taint's or toleration's effect (`TaintEffect` upstream).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum TaintEffect {
+    NoSchedule,
+    PreferNoSchedule,
+    NoExecute,
+    /// Any other string, including `""` on a taint. Validation rejects it; the matcher compares
+    /// it byte-wise like any other effect. Only reachable with validation turned off.
+    Other(Name),
+}
+
+impl TaintEffect {
+    pub fn parse(s: &str) -> TaintEffect {
+        match s {
+            "NoSchedule" => TaintEffect::NoSchedule,
+            "PreferNoSchedule" => TaintEffect::PreferNoSchedule,
+            "NoExecute" => TaintEffect::NoExecute,
+            other => TaintEffect::Other(other.into()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            TaintEffect::NoSchedule => "NoSchedule",
+            TaintEffect::PreferNoSchedule => "PreferNoSchedule",
+            TaintEffect::NoExecute => "NoExecute",
+            TaintEffect::Other(s) => s,
+        }
+    }
+}
+
+impl fmt::Display for TaintEffect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A node taint. Identity (`MatchTaint`) is key + effect; value and `time_added` are payload.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Taint {
+    pub key: Name,
+    pub value: Name,
+    pub effect: TaintEffect,
+    /// `timeAdded`; upstream's eviction controller ignores it (semantics §2.3 compares it only to
+    /// detect changes).
+    pub time_added: Option<Time>,
+}
+
+impl Taint {
+    pub fn new(key: &str, value: &str, effect: TaintEffect) -> Taint {
+        Taint {
+            key: key.into(),
+            value: value.into(),
+            effect,
+            time_added: None,
+        }
+    }
+
+    /// Upstream `Taint.MatchTaint`: same key and effect.
+    pub fn same_identity(&self, other: &Taint) -> bool {
+        self.key == other.key && self.effect == other.effect
+    }
+}
+
+/// A toleration's operator. Upstream treats `""` as `Equal`; we store it as `Equal`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Operator {
+    Equal,
+    Exists,
+    /// Numeric "taint value < toleration value" (KEP-5471, gate `TaintTolerationComparisonOperators`).
+    Lt,
+    /// Numeric "taint value > toleration value" (KEP-5471).
+    Gt,
+    /// Any other string: never matches (semantics §1.1).
+    Other(Name),
+}
+
+impl Operator {
+    pub fn parse(s: &str) -> Operator {
+        match s {
+            "" | "Equal" => Operator::Equal,
+            "Exists" => Operator::Exists,
+            "Lt" => Operator::Lt,
+            "Gt" => Operator::Gt,
+            other => Operator::Other(other.into()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Operator::Equal => "Equal",
+            Operator::Exists => "Exists",
+            Operator::Lt => "Lt",
+            Operator::Gt => "Gt",
+            Operator::Other(s) => s,
+        }
+    }
+}
+
+/// A pod toleration.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Toleration {
+    /// Empty matches every key, whatever the operator (semantics §1.1).
+    pub key: Name,
+    pub operator: Operator,
+    pub value: Name,
+    /// `None` is the empty effect, which matches every effect.
+    pub effect: Option<TaintEffect>,
+    /// `tolerationSeconds`; `None` means "forever". Unbounded, as upstream (T5, T6).
+    pub seconds: Option<i64>,
+}
+
+impl Toleration {
+    /// `{key, Exists, effect, seconds}`, the shape admission plugins add.
+    pub fn exists(key: &str, effect: Option<TaintEffect>, seconds: Option<i64>) -> Toleration {
+        Toleration {
+            key: key.into(),
+            operator: Operator::Exists,
+            value: "".into(),
+            effect,
+            seconds,
+        }
+    }
+
+    /// `{key, Equal, value, effect, seconds}`.
+    pub fn equal(
+        key: &str,
+        value: &str,
+        effect: Option<TaintEffect>,
+        seconds: Option<i64>,
+    ) -> Toleration {
+        Toleration {
+            key: key.into(),
+            operator: Operator::Equal,
+            value: value.into(),
+            effect,
+            seconds,
+        }
+    }
+
+    /// Upstream `Toleration.MatchToleration`: key, operator, value and effect equal; seconds ignored.
+    pub fn same_identity(&self, other: &Toleration) -> bool {
+        self.key == other.key
+            && self.operator == other.operator
+            && self.value == other.value
+            && self.effect == other.effect
+    }
+}
+
+/// A node: its name and its taints in API order (order matters to matching, §1.3).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Node {
+    pub name: NodeName,
+    pub taints: Vec<Taint>,
+}
+
+impl Node {
+    /// The NoExecute taints, in order: upstream `getNoExecuteTaints`.
+    pub fn no_execute_taints(&self) -> impl Iterator<Item = &Taint> {
+        self.taints
+            .iter()
+            .filter(|t| t.effect == TaintEffect::NoExecute)
+    }
+}
+
+/// A pod, reduced to what taint eviction reads.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Pod {
+    pub key: PodKey,
+    pub uid: Uid,
+    /// `spec.nodeName`; `None` while the pod is pending (unbound).
+    pub node_name: Option<NodeName>,
+    pub tolerations: Vec<Toleration>,
+}

@@ -1,0 +1,11 @@
+//! taintcheck-model: Kubernetes NoExecute taint eviction, made precise.
+//!
+//! * [`api`]: compact Kubernetes objects; [`time`]: the only notion of time (caller-supplied ms).
+//! * [`matching`]: upstream's toleration matching, the single source of every match decision.
+//!
+//! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O
+//! on its own behalf. Inputs come in as arguments, decisions go out as values.
+
+pub mod api;
+pub mod matching;
+pub mod time;

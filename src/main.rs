@@ -1,0 +1,28 @@
+//! `taintcheck`: the command-line front end. It parses arguments, calls the library crates and
+//! prints; it decides nothing about taints itself.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "taintcheck", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Model-check the taint manager (not yet implemented).
+    Check,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check => {
+            eprintln!("taintcheck check: not yet implemented");
+            ExitCode::from(2)
+        }
+    }
+}
