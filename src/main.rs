@@ -1,6 +1,8 @@
 //! `taintcheck`: the command-line front end. It parses arguments, calls the library crates and
 //! prints; it decides nothing about taints itself.
 
+mod cmd;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -15,6 +17,10 @@ struct Cli {
 enum Command {
     /// Model-check the taint manager (not yet implemented).
     Check,
+    /// Validate Pod and Node manifests as the API server would.
+    Validate(cmd::validate::ValidateArgs),
+    /// Explain what a node's taints mean for a pod.
+    Explain(cmd::explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -24,5 +30,7 @@ fn main() -> ExitCode {
             eprintln!("taintcheck check: not yet implemented");
             ExitCode::from(2)
         }
+        Command::Validate(args) => cmd::validate::run(&args),
+        Command::Explain(args) => cmd::explain::run(&args),
     }
 }

@@ -1,0 +1,4 @@
+//! One module per subcommand: each parses its own arguments, calls the library and prints.
+
+pub mod explain;
+pub mod validate;
