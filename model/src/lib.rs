@@ -7,6 +7,9 @@
 //!   and out; [`taint_syntax`]: `kubectl taint` arguments and `Taint.ToString`.
 //! * [`scheduler`]: the TaintToleration plugin; [`admission`]: admission-time tolerations;
 //!   [`explain`]: what a node's taints mean for a pod.
+//! * [`scenario`]: the scenario format; [`trace`]: the observable trace format;
+//!   [`oracle`]: the conformance oracle over traces; [`recording`]: `kubectl` watch recordings
+//!   into traces.
 //!
 //! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O
 //! on its own behalf. Inputs come in as arguments, decisions go out as values.
@@ -18,10 +21,14 @@ pub mod explain;
 pub mod field;
 pub mod manifest;
 pub mod matching;
+pub mod oracle;
 pub mod profile;
+// TEMP pub mod recording;
+pub mod scenario;
 pub mod scheduler;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod taint_syntax;
 pub mod time;
+pub mod trace;
 pub mod validate;

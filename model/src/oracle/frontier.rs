@@ -1,0 +1,607 @@
+//! The frontier of one component: every state of the controller, of its informer caches and of
+//! its undelivered API changes that is consistent with the trace so far (spec ORACLE-3..7).
+//!
+//! A [`State`] is the core [`Controller`] plus what surrounds it: the informer caches it reads,
+//! the API changes its informers have not delivered yet, and the outputs it has emitted that the
+//! trace has not shown yet. Every move is a core call (`node_observed`, `pod_observed`, `step`,
+//! `api_responded`); nothing here decides anything about taints, tolerations, queues or timers.
+//!
+//! Time: all states of a component share one instant. Between two instants only *silent* moves
+//! happen, at a finite set of candidate instants (deadlines and due times, ORACLE-5); a state may
+//! leave an instant only when its pipeline is idle and nothing it owes is due (ORACLE-4).
+
+use super::truth::Truth;
+use crate::api::{Node, NodeName, Pod, PodKey, Uid};
+use crate::core::{
+    ApiRequest, ApiResult, ClusterView, Config, Controller, Effect, EventRecord, RequestId, Step,
+    Verb, WorkPhase, Worker,
+};
+use crate::time::{Duration, Time};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// Which controller outputs the trace records; the others are silent (TRACE-7, ORACLE-2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Observe {
+    /// Requests and their responses are in the trace; otherwise the oracle answers requests
+    /// itself from the API state the trace shows (no injected failures).
+    pub requests: bool,
+    /// `TaintManagerEviction` events are in the trace.
+    pub events: bool,
+    /// A pod's first deletion line is the controller's successful DELETE.
+    pub deletions: bool,
+}
+
+/// A controller output the trace must show, in order, at the instant it was produced.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Output {
+    Event(EventRecord),
+    Request(ApiRequest),
+    /// A successful DELETE of this incarnation (traces that observe deletions).
+    Deleted { pod: PodKey, uid: Uid },
+}
+
+/// A controller output as a trace line shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seen {
+    Event {
+        pod: PodKey,
+        message: String,
+    },
+    Request {
+        id: u64,
+        verb: Verb,
+        pod: PodKey,
+        uid: Option<Uid>,
+    },
+    Deleted {
+        pod: PodKey,
+        uid: Uid,
+    },
+}
+
+impl Output {
+    /// Whether the trace line `seen` is this output. A request's UID is compared only when the
+    /// trace records one.
+    pub fn matches(&self, seen: &Seen) -> bool {
+        match (self, seen) {
+            (Output::Event(e), Seen::Event { pod, message }) => {
+                e.pod == *pod && e.message() == *message
+            }
+            (Output::Request(r), Seen::Request { verb, pod, uid, .. }) => {
+                r.verb == *verb && r.pod == *pod && (uid.is_none() || *uid == r.uid)
+            }
+            (Output::Deleted { pod, uid }, Seen::Deleted { pod: p, uid: u }) => pod == p && uid == u,
+            _ => false,
+        }
+    }
+
+    pub fn pod(&self) -> &PodKey {
+        match self {
+            Output::Event(e) => &e.pod,
+            Output::Request(r) => &r.pod,
+            Output::Deleted { pod, .. } => pod,
+        }
+    }
+}
+
+/// The informer caches of one component, as the controller reads them. Objects are shared
+/// (`Arc`) with the trace's truth, so a state clones cheaply.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Cache {
+    pub nodes: BTreeMap<NodeName, Arc<Node>>,
+    pub pods: BTreeMap<PodKey, Arc<Pod>>,
+}
+
+impl ClusterView for Cache {
+    fn node(&self, name: &str) -> Option<&Node> {
+        self.nodes.get(name).map(|n| &**n)
+    }
+
+    fn pod(&self, key: &PodKey) -> Option<&Pod> {
+        self.pods.get(key).map(|p| &**p)
+    }
+
+    fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
+        self.pods
+            .values()
+            .filter(|p| p.node_name.as_deref() == Some(name))
+            .map(|p| &**p)
+            .collect()
+    }
+}
+
+/// An API change the informer has not delivered yet: it must be delivered by `at + bound`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Pending<K, T> {
+    pub at: Time,
+    pub key: K,
+    /// `None`: the object was deleted.
+    pub new: Option<Arc<T>>,
+}
+
+/// Requests of a verb (for one pod, or any) that the API server fails: a scenario's
+/// `failRequests` (used by `expect`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Fault {
+    pub verb: Verb,
+    pub pod: Option<PodKey>,
+    pub left: u32,
+    pub result: ApiResult,
+}
+
+/// One state of a component. Spec: ORACLE-3.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    pub ctrl: Controller,
+    pub cache: Cache,
+    pub nodes: VecDeque<Pending<NodeName, Node>>,
+    pub pods: VecDeque<Pending<PodKey, Pod>>,
+    /// Outputs produced and not yet shown by the trace.
+    pub owed: VecDeque<Output>,
+    /// Trace request ids matched to the model's requests (traces that observe requests).
+    pub sent: BTreeMap<u64, RequestId>,
+    /// Incarnations this behaviour deleted, and when (`expect`'s exploration).
+    pub deleted: BTreeMap<Uid, Time>,
+    pub faults: Vec<Fault>,
+}
+
+impl State {
+    pub fn new(config: Config) -> State {
+        State {
+            ctrl: Controller::new(config),
+            cache: Cache::default(),
+            nodes: VecDeque::new(),
+            pods: VecDeque::new(),
+            owed: VecDeque::new(),
+            sent: BTreeMap::new(),
+            deleted: BTreeMap::new(),
+            faults: Vec::new(),
+        }
+    }
+
+    fn deliver_node(&mut self) {
+        let Some(p) = self.nodes.pop_front() else {
+            return;
+        };
+        let old = match &p.new {
+            Some(n) => self.cache.nodes.insert(p.key, n.clone()),
+            None => self.cache.nodes.remove(&p.key),
+        };
+        self.ctrl.node_observed(old.as_deref(), p.new.as_deref());
+    }
+
+    fn deliver_pod(&mut self) {
+        let Some(p) = self.pods.pop_front() else {
+            return;
+        };
+        let old = match &p.new {
+            Some(pod) => self.cache.pods.insert(p.key, pod.clone()),
+            None => self.cache.pods.remove(&p.key),
+        };
+        self.ctrl.pod_observed(old.as_deref(), p.new.as_deref());
+    }
+
+    /// Nothing queued, dispatched, held or being handled, and no work between its timer and
+    /// its first request or between its end and its completion.
+    pub fn pipeline_idle(&self) -> bool {
+        let c = &self.ctrl;
+        c.node_queue().is_idle()
+            && c.pod_queue().is_idle()
+            && c.held() == (None, None)
+            && c.shards()
+                .iter()
+                .all(|s| s.nodes.is_empty() && s.pods.is_empty() && s.worker == Worker::Idle)
+            && c.timed_queue().works().values().all(|w| {
+                !matches!(w.phase, WorkPhase::Spawned | WorkPhase::Finished { .. })
+            })
+    }
+
+    /// Whether this behaviour has nothing left that concerns `pod`: the component can be
+    /// forgotten once the pod is gone from the API server too.
+    pub fn forgotten(&self) -> bool {
+        self.owed.is_empty()
+            && self.nodes.is_empty()
+            && self.pods.is_empty()
+            && self.cache.pods.is_empty()
+            && self.ctrl.timed_queue().entries().is_empty()
+            && self.ctrl.timed_queue().works().is_empty()
+            && self.pipeline_idle()
+    }
+
+    /// A 64-bit fingerprint (fixed keys, so deterministic): the frontier is deduplicated by
+    /// fingerprint, as stateright's visited set is.
+    fn fingerprint(&self) -> u64 {
+        let mut h = DefaultHasher::new();
+        self.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// Why a behaviour ended: at `at` it owed `output`, which the trace does not show then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Death {
+    pub at: Time,
+    pub output: Output,
+}
+
+/// The rules every component follows: the controller configuration, the latency bound and
+/// what the trace observes.
+#[derive(Clone, Copy, Debug)]
+pub struct Machine {
+    pub config: Config,
+    /// An API change is delivered, a due timer fires, within this bound. Spec: ORACLE-4.
+    pub bound: Duration,
+    pub observe: Observe,
+    /// `expect`: the controller's successful DELETEs change this behaviour's own view of the
+    /// API server (the pod is gone), instead of being matched against trace lines.
+    pub explore: bool,
+}
+
+impl Machine {
+    /// Every move from `s` at `now`: an informer delivery (per kind, in order) or an enabled
+    /// controller step. A state that owes outputs does not move until the trace shows them: the
+    /// outputs of one step are contiguous in a trace. Spec: ORACLE-3.
+    pub fn moves(&self, s: &State, now: Time, truth: &Truth, out: &mut Vec<State>) {
+        if !s.owed.is_empty() {
+            return;
+        }
+        if !s.nodes.is_empty() {
+            let mut n = s.clone();
+            n.deliver_node();
+            out.push(n);
+        }
+        if !s.pods.is_empty() {
+            let mut n = s.clone();
+            n.deliver_pod();
+            out.push(n);
+        }
+        let mut steps: Vec<Step> = Vec::new();
+        s.ctrl.enabled_steps(now, &mut steps);
+        for step in steps {
+            let mut n = s.clone();
+            let mut effects = Vec::new();
+            n.ctrl.step(step, &n.cache, now, &mut effects);
+            self.absorb(&mut n, effects, now, truth);
+            out.push(n);
+        }
+    }
+
+    /// Turns effects into owed outputs; requests the trace does not observe are answered at
+    /// once from the API state (`truth`), which may send the next request.
+    pub fn absorb(&self, s: &mut State, mut effects: Vec<Effect>, now: Time, truth: &Truth) {
+        loop {
+            for e in effects.drain(..) {
+                match e {
+                    Effect::Event(ev) if self.observe.events => s.owed.push_back(Output::Event(ev)),
+                    Effect::Api(r) if self.observe.requests => {
+                        s.owed.push_back(Output::Request(r))
+                    }
+                    _ => {}
+                }
+            }
+            if self.observe.requests {
+                return;
+            }
+            let Some(request) = s.ctrl.pending_requests().next().cloned() else {
+                return;
+            };
+            let result = self.answer(s, &request, now, truth);
+            s.ctrl
+                .api_responded(request.id, result, &s.cache, now, &mut effects);
+        }
+    }
+
+    /// The API server's answer to an unobserved request: the pod the trace shows under that
+    /// name (minus the incarnations this behaviour deleted), honouring UID preconditions and
+    /// any injected fault.
+    fn answer(&self, s: &mut State, r: &ApiRequest, now: Time, truth: &Truth) -> ApiResult {
+        if let Some(f) = s.faults.iter_mut().find(|f| {
+            f.left > 0 && f.verb == r.verb && f.pod.as_ref().is_none_or(|p| *p == r.pod)
+        }) {
+            f.left -= 1;
+            return f.result.clone();
+        }
+        let Some(pod) = truth
+            .pod(&r.pod)
+            .filter(|p| !s.deleted.contains_key(&p.uid))
+        else {
+            return ApiResult::NotFound;
+        };
+        if r.uid.as_ref().is_some_and(|uid| *uid != pod.uid) {
+            return ApiResult::PreconditionFailed;
+        }
+        match r.verb {
+            Verb::Get => ApiResult::Ok(Some(pod.uid.clone())),
+            Verb::PatchDisruptionTarget => ApiResult::Ok(None),
+            Verb::Delete => {
+                let uid = pod.uid.clone();
+                if self.explore {
+                    s.deleted.insert(uid, now);
+                    s.pods.push_back(Pending {
+                        at: now,
+                        key: r.pod.clone(),
+                        new: None,
+                    });
+                } else if self.observe.deletions {
+                    s.owed.push_back(Output::Deleted {
+                        pod: r.pod.clone(),
+                        uid,
+                    });
+                }
+                ApiResult::Ok(None)
+            }
+        }
+    }
+
+    /// Whether `s` may leave the instant `now` (ORACLE-4): it owes nothing, its pipeline is
+    /// idle, and no delivery or timer is at its latency bound.
+    pub fn may_leave(&self, s: &State, now: Time) -> bool {
+        let due = |at: Time| at.plus(self.bound) <= now;
+        s.owed.is_empty()
+            && s.pipeline_idle()
+            && !s.nodes.iter().any(|p| due(p.at))
+            && !s.pods.iter().any(|p| due(p.at))
+            && s.ctrl
+                .timed_queue()
+                .works()
+                .values()
+                .all(|w| match w.phase {
+                    WorkPhase::Armed => !due(w.fire_at),
+                    WorkPhase::Backoff { until, .. } => !due(until),
+                    _ => true,
+                })
+    }
+
+    /// The next instant after `now` at which `s` may or must act silently (ORACLE-5): a
+    /// delivery's bound, a timer's due time and its bound.
+    pub fn next_instant(&self, s: &State, now: Time) -> Option<Time> {
+        let b = self.bound;
+        let deliveries = s.nodes.iter().map(|p| p.at).chain(s.pods.iter().map(|p| p.at));
+        let deliveries = deliveries.map(|at| at.plus(b));
+        let timers = s
+            .ctrl
+            .timed_queue()
+            .works()
+            .values()
+            .filter_map(|w| w.timer_due())
+            .flat_map(|due| [due, due.plus(b)]);
+        deliveries.chain(timers).filter(|t| *t > now).min()
+    }
+
+    /// The earliest instant at which `s` may be forced to act (for waking idle components).
+    pub fn deadline(&self, s: &State) -> Option<Time> {
+        let b = self.bound;
+        let deliveries = s.nodes.iter().map(|p| p.at).chain(s.pods.iter().map(|p| p.at));
+        let timers = s
+            .ctrl
+            .timed_queue()
+            .works()
+            .values()
+            .filter_map(|w| w.timer_due());
+        deliveries.chain(timers).map(|t| t.plus(b)).min()
+    }
+
+    /// Every state reachable from `from` by silent moves at `now` that may leave `now`.
+    /// Behaviours that must produce an output at `now` end there (recorded in `death`).
+    pub fn settle(
+        &self,
+        from: Vec<State>,
+        now: Time,
+        truth: &Truth,
+        death: &mut Option<Death>,
+    ) -> Vec<State> {
+        let mut seen = HashSet::new();
+        let mut stack = Vec::new();
+        for s in from {
+            if seen.insert(s.fingerprint()) {
+                stack.push(s);
+            }
+        }
+        let mut out = Vec::new();
+        let mut next = Vec::new();
+        while let Some(s) = stack.pop() {
+            if let Some(head) = s.owed.front() {
+                record(death, now, head);
+                continue;
+            }
+            self.moves(&s, now, truth, &mut next);
+            for n in next.drain(..) {
+                if seen.insert(n.fingerprint()) {
+                    stack.push(n);
+                }
+            }
+            if self.may_leave(&s, now) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// The states at `to` reachable from `from` (at `now`) with no output in between: silent
+    /// moves at `now`, at every candidate instant in between, and none yet at `to`.
+    pub fn advance(
+        &self,
+        from: Vec<State>,
+        now: Time,
+        to: Time,
+        truth: &Truth,
+        death: &mut Option<Death>,
+    ) -> Vec<State> {
+        if to <= now {
+            return from;
+        }
+        let mut agenda: BTreeMap<Time, Vec<State>> = BTreeMap::new();
+        let mut arrived = Vec::new();
+        let schedule = |s: State, after: Time, agenda: &mut BTreeMap<Time, Vec<State>>,
+                        arrived: &mut Vec<State>| {
+            match self.next_instant(&s, after).filter(|t| *t < to) {
+                Some(t) => agenda.entry(t).or_default().push(s),
+                None => arrived.push(s),
+            }
+        };
+        for s in self.settle(from, now, truth, death) {
+            schedule(s, now, &mut agenda, &mut arrived);
+        }
+        while let Some((at, batch)) = agenda.pop_first() {
+            for s in self.settle(batch, at, truth, death) {
+                schedule(s, at, &mut agenda, &mut arrived);
+            }
+        }
+        dedup(arrived)
+    }
+
+    /// The states in which `seen` is the next output, reached by silent moves at `now`.
+    /// `alternatives` collects the outputs the frontier could have shown instead.
+    pub fn produce(
+        &self,
+        from: Vec<State>,
+        now: Time,
+        truth: &Truth,
+        seen: &Seen,
+        alternatives: &mut Vec<Output>,
+    ) -> Vec<State> {
+        let mut visited = HashSet::new();
+        let mut stack: Vec<State> = from
+            .into_iter()
+            .filter(|s| visited.insert(s.fingerprint()))
+            .collect();
+        let mut out = Vec::new();
+        let mut next = Vec::new();
+        while let Some(mut s) = stack.pop() {
+            match s.owed.front() {
+                Some(head) if head.matches(seen) => {
+                    if let (Output::Request(r), Seen::Request { id, .. }) = (head, seen) {
+                        s.sent.insert(*id, r.id);
+                    }
+                    s.owed.pop_front();
+                    out.push(s);
+                }
+                Some(head) => {
+                    if !alternatives.contains(head) {
+                        alternatives.push(head.clone());
+                    }
+                }
+                None => {
+                    self.moves(&s, now, truth, &mut next);
+                    for n in next.drain(..) {
+                        if visited.insert(n.fingerprint()) {
+                            stack.push(n);
+                        }
+                    }
+                }
+            }
+        }
+        dedup(out)
+    }
+
+    /// The API server answered the trace's request `id`: delivered to the work that sent it.
+    /// A state that owes outputs, or whose request is not pending, does not explain it.
+    pub fn respond(
+        &self,
+        from: Vec<State>,
+        now: Time,
+        truth: &Truth,
+        id: u64,
+        result: &ApiResult,
+    ) -> Vec<State> {
+        let mut out = Vec::new();
+        for mut s in from {
+            let Some(request) = s.sent.remove(&id) else {
+                // Sent by an incarnation that has since restarted: nobody listens.
+                out.push(s);
+                continue;
+            };
+            if !s.owed.is_empty() || !s.ctrl.pending_requests().any(|r| r.id == request) {
+                continue;
+            }
+            let mut effects = Vec::new();
+            s.ctrl
+                .api_responded(request, result.clone(), &s.cache, now, &mut effects);
+            self.absorb(&mut s, effects, now, truth);
+            out.push(s);
+        }
+        dedup(out)
+    }
+
+    /// The controller restarted: every state loses its memory and its informers relist the
+    /// API state (`relist`), delivered as additions within the bound. Owed outputs were lost
+    /// with the process only if never shown, so such states end here.
+    pub fn restart(
+        &self,
+        from: Vec<State>,
+        now: Time,
+        nodes: &[Arc<Node>],
+        pods: &[Arc<Pod>],
+    ) -> Vec<State> {
+        let mut out = Vec::new();
+        for mut s in from {
+            if !s.owed.is_empty() {
+                continue;
+            }
+            s.ctrl.restarted();
+            s.cache = Cache::default();
+            s.nodes.clear();
+            s.pods.clear();
+            s.sent.clear();
+            for n in nodes {
+                s.nodes.push_back(Pending {
+                    at: now,
+                    key: n.name.clone(),
+                    new: Some(n.clone()),
+                });
+            }
+            for p in pods.iter().filter(|p| !s.deleted.contains_key(&p.uid)) {
+                s.pods.push_back(Pending {
+                    at: now,
+                    key: p.key.clone(),
+                    new: Some(p.clone()),
+                });
+            }
+            out.push(s);
+        }
+        dedup(out)
+    }
+
+    /// Brings a node into a state's view as if the controller had long observed it: cached,
+    /// handled (so `taintedNodes` knows its taints), before any pod of the component is bound
+    /// to it in the cache. The handling runs to completion in the core's fixed step order.
+    pub fn introduce_node(&self, s: &mut State, node: &Arc<Node>, now: Time, truth: &Truth) {
+        let old = s.cache.nodes.insert(node.name.clone(), node.clone());
+        s.ctrl.node_observed(old.as_deref(), Some(node));
+        let mut steps = Vec::new();
+        while !s.pipeline_idle() {
+            steps.clear();
+            s.ctrl.enabled_steps(now, &mut steps);
+            let Some(step) = steps.first().cloned() else {
+                break;
+            };
+            let mut effects = Vec::new();
+            s.ctrl.step(step, &s.cache, now, &mut effects);
+            self.absorb(s, effects, now, truth);
+        }
+    }
+}
+
+fn record(death: &mut Option<Death>, at: Time, output: &Output) {
+    if death.as_ref().is_none_or(|d| d.at <= at) {
+        *death = Some(Death {
+            at,
+            output: output.clone(),
+        });
+    }
+}
+
+/// Removes duplicate states, keeping the first of each (order stays deterministic).
+pub fn dedup(states: Vec<State>) -> Vec<State> {
+    if states.len() < 2 {
+        return states;
+    }
+    let mut seen = HashSet::new();
+    states
+        .into_iter()
+        .filter(|s| seen.insert(s.fingerprint()))
+        .collect()
+}

@@ -1,0 +1,101 @@
+//! The conformance oracle: does some legal behaviour of a profile explain a trace?
+//! Spec: `specs/oracle.md` (ORACLE-*); trace format: `specs/trace-format.md` (TRACE-*).
+//!
+//! The oracle replays a trace ([`crate::trace`]) through the sans-IO core, keeping the set of
+//! states (the *frontier*) consistent with every line so far, in the manner of TLA+ trace
+//! validation: API changes are inputs, informer deliveries and every controller step are
+//! silent, and each output the trace records (requests, events, or deletions, per TRACE-7) must
+//! be produced by some state at the instant the trace shows it. The latency bound `D` makes the
+//! timing precise: an API change is delivered within `D`, a due timer fires within `D`, so the
+//! legal eviction times of a pod form a window. The frontier is kept per pod (P-compositional,
+//! as Porcupine partitions histories), deduplicated, and moved through time only at candidate
+//! instants, so checking is linear in the trace in practice.
+//!
+//! # Use from a Rust test suite
+//!
+//! ```
+//! use taintcheck_model::oracle::Oracle;
+//! use taintcheck_model::profile::Profile;
+//! use taintcheck_model::time::Duration;
+//! use taintcheck_model::trace::parse_trace;
+//!
+//! let trace = parse_trace("t.ndjson", r#"{"t":0,"kind":"header","version":1,"source":"my-controller"}
+//! {"t":0,"kind":"node_added","rv":1,"node":{"name":"n1","taints":[]}}
+//! {"t":0,"kind":"pod_added","rv":2,"pod":{"key":{"namespace":"default","name":"web-0"},"uid":"u1","node_name":"n1","tolerations":[]}}
+//! "#).unwrap();
+//! let mut oracle = Oracle::new(Profile::latest(), Duration(1_000));
+//! for record in &trace {
+//!     oracle.feed(record).expect("conforms so far");
+//! }
+//! let summary = oracle.finish(None).unwrap();
+//! assert_eq!(summary.pods, 1);
+//! ```
+//!
+//! [`Oracle::feed`] returns at the first line no legal behaviour explains
+//! ([`Error::Violation`], with the reason in plain words), or at bad input
+//! ([`Error::BadInput`]); a stream (a harness piping events as they happen) is checked as it
+//! arrives. [`Oracle::finish`] with an end instant also checks deadlines up to it.
+
+mod frontier;
+// TEMP pub mod expect;
+mod replay;
+mod truth;
+pub mod verdict;
+// TEMP pub mod witness;
+
+pub use frontier::{Fault, Observe};
+pub use replay::Oracle;
+pub use truth::Why;
+pub use verdict::{BadInput, Error, Expected, Result, Summary, Violation};
+
+use crate::profile::Profile;
+use crate::time::Duration;
+
+/// How to check a trace.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub profile: Profile,
+    /// `D`: an API change reaches the controller, and a due timer fires, within this bound.
+    pub latency_bound: Duration,
+    /// Worker shards of the controller (upstream: 8).
+    pub workers: usize,
+    /// What the trace records; `None`: as its header says (TRACE-7).
+    pub observe: Option<Observe>,
+    /// Give up (inconclusive) when one pod's frontier holds more states than this.
+    pub max_states: usize,
+    /// `expect`: explore every behaviour instead of matching outputs.
+    pub(crate) explore: bool,
+}
+
+impl Options {
+    pub fn new(profile: Profile, latency_bound: Duration) -> Options {
+        Options {
+            profile,
+            latency_bound,
+            workers: 8,
+            observe: None,
+            max_states: 100_000,
+            explore: false,
+        }
+    }
+}
+
+impl Oracle {
+    /// An oracle for `profile` with latency bound `latency_bound`.
+    pub fn new(profile: Profile, latency_bound: Duration) -> Oracle {
+        Oracle::with_options(Options::new(profile, latency_bound))
+    }
+
+    /// Checks a whole trace; see [`Oracle::finish`] for `until`.
+    pub fn check(
+        options: Options,
+        records: &[crate::trace::TraceRecord],
+        until: Option<crate::time::Time>,
+    ) -> Result<Summary> {
+        let mut oracle = Oracle::with_options(options);
+        for r in records {
+            oracle.feed(r)?;
+        }
+        oracle.finish(until)
+    }
+}

@@ -1,0 +1,241 @@
+//! What the oracle concludes: a summary when a legal behaviour explains the whole trace, a
+//! [`Violation`] naming the first line none explains and why, or bad input. Spec: ORACLE-8.
+
+use super::frontier::{Output, Seen};
+use super::truth::Why;
+use crate::api::{NodeName, PodKey};
+use crate::core::{EventKind, Verb};
+use crate::time::{Duration, Time};
+use serde::Serialize;
+use std::fmt;
+
+/// The first trace line no legal behaviour explains.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The line (1-based, blank lines counted); `None` when the trace ended (`finish`).
+    pub line: Option<usize>,
+    /// The line's time, or the end of the trace.
+    #[serde(serialize_with = "millis")]
+    pub t: Time,
+    #[serde(serialize_with = "display")]
+    pub pod: PodKey,
+    /// The nodes the pod has been bound to (the component the witness reproduces).
+    #[serde(serialize_with = "names")]
+    pub nodes: Vec<NodeName>,
+    /// Why, in plain words.
+    pub message: String,
+    /// What a legal behaviour shows instead (the witness scenario's expectation).
+    #[serde(skip)]
+    pub expected: Expected,
+}
+
+/// What a legal behaviour of the profile does instead, as a scenario can state it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Expected {
+    /// The pod is not deleted up to this instant.
+    NotDeletedBy(Time),
+    /// The controller deletes the pod within this window.
+    DeletedWithin(Time, Time),
+    /// Nothing a scenario's expectations can state.
+    #[default]
+    Nothing,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.message),
+            None => write!(f, "end of trace ({}): {}", self.t, self.message),
+        }
+    }
+}
+
+/// Input the oracle cannot read: a line out of order, an unknown object, a second header.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct BadInput {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Why [`super::Oracle::feed`] stopped.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// No legal behaviour explains the trace (exit code 1).
+    #[error("{0}")]
+    Violation(Box<Violation>),
+    /// The trace is malformed (exit code 2).
+    #[error("{0}")]
+    BadInput(BadInput),
+    /// A component's frontier grew beyond the configured limit: no verdict (exit code 2).
+    #[error("inconclusive at line {line}: more than {limit} states explain {pod} so far")]
+    Inconclusive {
+        line: usize,
+        pod: String,
+        limit: usize,
+    },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What an accepted trace contained and what checking it took.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Lines read (including the header).
+    pub records: usize,
+    /// Pods seen.
+    pub pods: usize,
+    /// The largest frontier of any pod (states consistent with the trace at once).
+    pub max_frontier: usize,
+    /// Pods tracked at the end (memory is proportional to these).
+    pub live_components: usize,
+}
+
+/// A trace line's output, as messages name it (`marked for deletion`, `deleted`).
+pub fn seen_text(seen: &Seen) -> String {
+    match seen {
+        Seen::Event { message, .. } if message.starts_with("Marking") => {
+            "marked for deletion".into()
+        }
+        Seen::Event { message, .. } => format!("given the event \"{message}\""),
+        Seen::Request { verb, .. } => verb_text(*verb).into(),
+        Seen::Deleted { .. } => "deleted".into(),
+    }
+}
+
+/// What a model output is, as messages name it.
+pub fn output_text(output: &Output) -> String {
+    match output {
+        Output::Event(e) => match e.kind {
+            EventKind::MarkingForDeletion => "marked for deletion".into(),
+            EventKind::CancellingDeletion => "given the event \"Cancelling deletion\"".into(),
+        },
+        Output::Request(r) => verb_text(r.verb).into(),
+        Output::Deleted { .. } => "deleted".into(),
+    }
+}
+
+fn verb_text(verb: Verb) -> &'static str {
+    match verb {
+        Verb::Get => "fetched (GET)",
+        Verb::PatchDisruptionTarget => "patched (DisruptionTarget)",
+        Verb::Delete => "deleted",
+    }
+}
+
+/// Whether a trace line means the controller is evicting the pod.
+pub fn evicts(seen: &Seen) -> bool {
+    match seen {
+        Seen::Event { message, .. } => message.starts_with("Marking"),
+        Seen::Request { verb, .. } => *verb == Verb::Delete,
+        Seen::Deleted { .. } => true,
+    }
+}
+
+/// The message for an output line no legal behaviour produces, and what a legal run shows.
+#[allow(clippy::too_many_arguments)]
+pub fn unexplained(
+    pod: &PodKey,
+    seen: &Seen,
+    t: Time,
+    why: &Why,
+    cleared: Option<Time>,
+    alternatives: &[Output],
+    profile: &str,
+    bound: Duration,
+) -> (String, Expected) {
+    let what = seen_text(seen);
+    if evicts(seen) {
+        match why {
+            Why::Untolerated { .. } | Why::Tolerates { .. } => {
+                if let Some(earliest) = why.earliest().filter(|e| t < *e) {
+                    return (
+                        format!("{pod} {what} at {t}, but {why}"),
+                        Expected::NotDeletedBy(t.min(earliest)),
+                    );
+                }
+            }
+            Why::NoTaints { node } => {
+                let since = match cleared {
+                    Some(c) if c.plus(bound) < t => format!(
+                        " since {c}, observable by {} within the latency bound",
+                        c.plus(bound)
+                    ),
+                    Some(c) => format!(" since {c}"),
+                    None => String::new(),
+                };
+                return (
+                    format!("{pod} {what} at {t}, but node {node} has no NoExecute taint{since}"),
+                    Expected::NotDeletedBy(t),
+                );
+            }
+            _ => {
+                return (
+                    format!("{pod} {what} at {t}, but {why}"),
+                    Expected::NotDeletedBy(t),
+                )
+            }
+        }
+    }
+    let legal = if alternatives.is_empty() {
+        "none".to_string()
+    } else {
+        alternatives
+            .iter()
+            .map(output_text)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    (
+        format!(
+            "{pod} {what} at {t}: no legal behaviour of {profile} (latency bound {}) does that \
+             then ({why}); what it could do for {pod} at that point: {legal}",
+            super::truth::seconds_text(bound)
+        ),
+        Expected::Nothing,
+    )
+}
+
+/// The message for a deadline every legal behaviour missed: at `due` the pod had to be
+/// `output`-ed, but the next line for it comes at `t`.
+pub fn overdue(
+    pod: &PodKey,
+    output: &Output,
+    due: Time,
+    t: Time,
+    why: &Why,
+    bound: Duration,
+) -> (String, Expected) {
+    let what = output_text(output);
+    let deletion = matches!(
+        output,
+        Output::Event(e) if e.kind == EventKind::MarkingForDeletion
+    ) || matches!(output, Output::Request(r) if r.verb == Verb::Delete)
+        || matches!(output, Output::Deleted { .. });
+    let expected = if deletion {
+        let from = why.earliest().filter(|e| *e <= due).unwrap_or(due);
+        Expected::DeletedWithin(from, due)
+    } else {
+        Expected::Nothing
+    };
+    (
+        format!(
+            "{pod} should have been {what} by {due} ({why}; latency bound {}), but the trace \
+             shows nothing of it before {t}",
+            super::truth::seconds_text(bound)
+        ),
+        expected,
+    )
+}
+
+fn millis<S: serde::Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_i64(t.millis())
+}
+
+fn display<S: serde::Serializer, T: fmt::Display>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
+}
+
+fn names<S: serde::Serializer>(v: &[NodeName], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|n| &**n))
+}
