@@ -99,3 +99,6 @@ impl Oracle {
         oracle.finish(until)
     }
 }
+
+#[cfg(test)]
+mod tests;
