@@ -8,4 +8,6 @@
 
 pub mod api;
 pub mod matching;
+pub mod scenario;
 pub mod time;
+pub mod trace;
