@@ -42,7 +42,13 @@ pub enum TraceEvent {
     NodeModified { rv: u64, node: Node },
     NodeDeleted { rv: u64, name: NodeName },
     PodAdded { rv: u64, pod: Pod },
-    PodModified { rv: u64, pod: Pod },
+    /// `terminating`: the change set `metadata.deletionTimestamp` (a graceful DELETE).
+    PodModified {
+        rv: u64,
+        pod: Pod,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        terminating: bool,
+    },
     /// The pod object is gone from the API server (not merely terminating).
     PodDeleted {
         rv: u64,
@@ -62,7 +68,13 @@ pub enum TraceEvent {
         uid: Option<Uid>,
     },
     /// The API server's answer to request `id`.
-    Response { id: u64, result: ResponseResult },
+    Response {
+        id: u64,
+        result: ResponseResult,
+        /// The UID of the pod the request found or acted on, when the server reports one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        uid: Option<Uid>,
+    },
     /// An Event the controller recorded on a pod (TRACE-4).
     Event {
         namespace: String,
