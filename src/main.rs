@@ -1,6 +1,8 @@
 //! `taintcheck`: the command-line front end. It parses arguments, calls the library crates and
 //! prints; it decides nothing about taints itself.
 
+mod cmd;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -15,6 +17,8 @@ struct Cli {
 enum Command {
     /// Model-check the taint manager (not yet implemented).
     Check,
+    /// Run a scenario on the reference runtime and check its expectations.
+    Run(cmd::run::RunArgs),
 }
 
 fn main() -> ExitCode {
@@ -24,5 +28,6 @@ fn main() -> ExitCode {
             eprintln!("taintcheck check: not yet implemented");
             ExitCode::from(2)
         }
+        Command::Run(args) => cmd::run::run(args),
     }
 }

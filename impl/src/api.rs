@@ -5,6 +5,8 @@
 
 use crate::recorder::Recorder;
 use crate::sync::{lock, Arc, Mutex};
+use crate::timers::TimerService;
+use taintcheck_model::time::Duration;
 use std::collections::BTreeMap;
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
 use taintcheck_model::scenario::{Admission, PodSpec};
@@ -72,6 +74,9 @@ struct State {
     next_watcher: u64,
     faults: Vec<FailRule>,
     admission: Admission,
+    latency: Duration,
+    /// `None`: a DELETE removes the object at once; otherwise it stays terminating this long.
+    deletion_grace: Option<Duration>,
 }
 
 /// The API server. Cheap to clone.
@@ -79,6 +84,7 @@ struct State {
 pub struct ApiServer {
     state: Arc<Mutex<State>>,
     recorder: Recorder,
+    timers: TimerService,
 }
 
 /// What a controller request did.
@@ -87,12 +93,15 @@ pub struct Answer {
     pub result: ResponseResult,
     /// The UID of the pod the request found (GET) or acted on (PATCH, DELETE).
     pub uid: Option<Uid>,
-    /// DELETE only: the pod became terminating and must be removed after its grace period.
-    pub started_termination: bool,
 }
 
 impl ApiServer {
-    pub fn new(admission: Admission, recorder: Recorder) -> ApiServer {
+    pub fn new(
+        admission: Admission,
+        deletion_grace: Option<Duration>,
+        recorder: Recorder,
+        timers: TimerService,
+    ) -> ApiServer {
         ApiServer {
             state: Arc::new(Mutex::new(State {
                 rv: 0,
@@ -103,8 +112,11 @@ impl ApiServer {
                 next_watcher: 0,
                 faults: Vec::new(),
                 admission,
+                latency: Duration::ZERO,
+                deletion_grace,
             })),
             recorder,
+            timers,
         }
     }
 
@@ -290,27 +302,32 @@ impl ApiServer {
         Ok(())
     }
 
+    /// How long the server takes to answer a controller request.
+    pub fn latency(&self) -> Duration {
+        lock(&self.state).latency
+    }
+
+    pub fn set_latency(&self, latency: Duration) {
+        lock(&self.state).latency = latency;
+    }
+
     /// Makes the next `rule.remaining` matching controller requests fail (RT-API-3).
     pub fn inject(&self, rule: FailRule) {
         lock(&self.state).faults.push(rule);
     }
 
     /// Serves a controller request (RT-API-4): GET by name; PATCH and DELETE by name, with an
-    /// optional UID precondition. A DELETE marks the pod terminating (`grace` true) or removes it.
-    pub fn serve(&self, verb: RequestVerb, key: &PodKey, uid: Option<&Uid>, grace: bool) -> Answer {
+    /// optional UID precondition. A DELETE removes the pod, or marks it terminating and removes
+    /// it when its grace period ends.
+    pub fn serve(&self, verb: RequestVerb, key: &PodKey, uid: Option<&Uid>) -> Answer {
         let mut s = lock(&self.state);
         if let Some(result) = take_fault(&mut s.faults, verb, key) {
-            return Answer {
-                result,
-                uid: None,
-                started_termination: false,
-            };
+            return Answer { result, uid: None };
         }
         let Some(stored) = s.pods.get(key) else {
             return Answer {
                 result: ResponseResult::NotFound,
                 uid: None,
-                started_termination: false,
             };
         };
         let found = stored.pod.uid.clone();
@@ -318,34 +335,59 @@ impl ApiServer {
             return Answer {
                 result: ResponseResult::PreconditionFailed,
                 uid: Some(found),
-                started_termination: false,
             };
         }
-        let mut started_termination = false;
         if verb == RequestVerb::Delete {
-            if grace {
-                let stored = s.pods.get_mut(key).expect("found above");
-                if !stored.terminating {
-                    stored.terminating = true;
-                    started_termination = true;
-                    let pod = stored.pod.clone();
-                    s.rv += 1;
-                    let rv = s.rv;
-                    self.recorder.record(TraceEvent::PodModified {
-                        rv,
-                        pod,
-                        terminating: true,
-                    });
-                }
-            } else {
-                let stored = s.pods.remove(key).expect("found above");
-                self.publish_pod(&mut s, Watch::Deleted(stored.pod));
-            }
+            self.begin_delete(&mut s, key);
         }
         Answer {
             result: ResponseResult::Ok,
             uid: Some(found),
-            started_termination,
+        }
+    }
+
+    /// A user's `kubectl delete pod` (graceful, as the scenario's deletion grace says).
+    pub fn delete_pod(&self, key: &PodKey) -> Result<(), ApiError> {
+        let mut s = lock(&self.state);
+        if !s.pods.contains_key(key) {
+            return Err(ApiError::PodNotFound(key.clone()));
+        }
+        self.begin_delete(&mut s, key);
+        Ok(())
+    }
+
+    /// Deletes an existing pod: removed at once, or terminating until its grace period ends.
+    fn begin_delete(&self, s: &mut State, key: &PodKey) {
+        match s.deletion_grace {
+            None => {
+                let stored = s.pods.remove(key).expect("the caller checked the pod exists");
+                self.publish_pod(s, Watch::Deleted(stored.pod));
+            }
+            Some(grace) => {
+                let stored = s.pods.get_mut(key).expect("the caller checked the pod exists");
+                if stored.terminating {
+                    return;
+                }
+                stored.terminating = true;
+                let pod = stored.pod.clone();
+                let uid = pod.uid.clone();
+                s.rv += 1;
+                let rv = s.rv;
+                self.recorder.record(TraceEvent::PodModified {
+                    rv,
+                    pod,
+                    terminating: true,
+                });
+                let (me, key) = (self.clone(), key.clone());
+                let at = self.timers.now().plus(grace);
+                self.timers.arm(
+                    at,
+                    Box::new(move || {
+                        // The kubelet finished terminating it; a successor is left alone.
+                        let _ = me.remove_pod(&key, Some(&uid));
+                    }),
+                );
+            }
         }
     }
 

@@ -3,7 +3,11 @@
 
 pub mod api;
 pub mod clock;
+pub mod controller;
+pub mod driver;
 pub mod informer;
+pub mod queues;
 pub mod recorder;
 pub mod sync;
+pub mod timeline;
 pub mod timers;

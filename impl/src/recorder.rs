@@ -3,7 +3,7 @@
 //! `taintcheck run` prints and what `--trace` writes (`specs/trace-format.md`). Spec: RT-REC-1.
 
 use crate::clock::Clock;
-use crate::sync::{lock, Arc, Mutex};
+use crate::sync::{lock, Arc, AtomicU64, Mutex, Ordering};
 use taintcheck_model::trace::{to_line, TraceEvent, TraceRecord, TRACE_VERSION};
 
 /// Cheap to clone; every clone appends to the same trace.
@@ -12,6 +12,7 @@ pub struct Recorder {
     records: Arc<Mutex<Vec<TraceRecord>>>,
     clock: Arc<dyn Clock>,
     enabled: bool,
+    next_request: Arc<AtomicU64>,
 }
 
 impl Recorder {
@@ -30,6 +31,7 @@ impl Recorder {
             records: Arc::new(Mutex::new(vec![header])),
             clock,
             enabled: true,
+            next_request: Arc::new(AtomicU64::new(1)),
         }
     }
 
@@ -39,6 +41,7 @@ impl Recorder {
             records: Arc::new(Mutex::new(Vec::new())),
             clock,
             enabled: false,
+            next_request: Arc::new(AtomicU64::new(1)),
         }
     }
 
@@ -49,6 +52,11 @@ impl Recorder {
             let t = self.clock.now();
             records.push(TraceRecord { t, event });
         }
+    }
+
+    /// A request id unique in this trace (the core reuses its ids; a trace must not).
+    pub fn next_request_id(&self) -> u64 {
+        self.next_request.fetch_add(1, Ordering::SeqCst)
     }
 
     /// Everything recorded so far.

@@ -3,14 +3,14 @@
 //! controlled scheduler.
 
 #[cfg(feature = "shuttle")]
-pub use shuttle::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+pub use shuttle::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 #[cfg(feature = "shuttle")]
 pub use shuttle::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 #[cfg(feature = "shuttle")]
 pub use shuttle::thread;
 
 #[cfg(not(feature = "shuttle"))]
-pub use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+pub use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 #[cfg(not(feature = "shuttle"))]
 pub use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 #[cfg(not(feature = "shuttle"))]

@@ -7,7 +7,7 @@
 
 use crate::api::{Node, NodeName, Operator, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
 use crate::time::{Duration, Time};
-use crate::trace::{RequestVerb, ResponseResult};
+use crate::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
 use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -160,7 +160,7 @@ pub enum ObjectKind {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Expectations {
     pub deleted: Vec<ExpectDeleted>,
-    pub not_deleted: Vec<PodRef>,
+    pub not_deleted: Vec<ExpectNotDeleted>,
     pub events: Vec<ExpectEvent>,
 }
 
@@ -178,6 +178,13 @@ impl fmt::Display for PodRef {
             None => write!(f, "{}", self.key),
         }
     }
+}
+
+/// The controller never deleted the pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectNotDeleted {
+    pub pod: PodRef,
+    pub line: usize,
 }
 
 /// The controller's DELETE removed the pod at a time in `[from, to]`.
@@ -930,7 +937,9 @@ impl Reader {
         Some(Expectations {
             deleted: with_child!(f, "deleted", |c| self.list(&c, |r, d| r.expect_deleted(d)))
                 .unwrap_or_default(),
-            not_deleted: with_child!(f, "notDeleted", |c| self.list(&c, |r, p| r.pod_ref(p)))
+            not_deleted: with_child!(f, "notDeleted", |c| self.list(&c, |r, p| r
+                .pod_ref(p)
+                .map(|pod| ExpectNotDeleted { pod, line: p.line() })))
                 .unwrap_or_default(),
             events: with_child!(f, "events", |c| self.list(&c, |r, e| r.expect_event(e)))
                 .unwrap_or_default(),
@@ -1106,6 +1115,140 @@ impl Scenario {
     }
 }
 
+/// An expectation a run did not meet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The expectation's line in the scenario file.
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+/// A successful DELETE by the controller: when the API server answered, and whom it hit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deletion {
+    pub at: Time,
+    pub pod: PodKey,
+    pub uid: Option<Uid>,
+}
+
+/// The controller's successful DELETEs in a trace, in order.
+pub fn deletions(trace: &[TraceRecord]) -> Vec<Deletion> {
+    let mut requests: BTreeMap<u64, PodKey> = BTreeMap::new();
+    let mut out = Vec::new();
+    for r in trace {
+        match &r.event {
+            TraceEvent::Request {
+                id,
+                verb: RequestVerb::Delete,
+                namespace,
+                name,
+                ..
+            } => {
+                requests.insert(*id, PodKey::new(namespace, name));
+            }
+            TraceEvent::Response {
+                id,
+                result: ResponseResult::Ok,
+                uid,
+            } => {
+                if let Some(pod) = requests.remove(id) {
+                    out.push(Deletion {
+                        at: r.t,
+                        pod,
+                        uid: uid.clone(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Checks a run's trace against the expectations. Spec: SCN-5.
+pub fn check(expect: &Expectations, trace: &[TraceRecord]) -> Vec<Failure> {
+    let deleted = deletions(trace);
+    let hits = |p: &PodRef| {
+        deleted
+            .iter()
+            .filter(|d| d.pod == p.key && (p.uid.is_none() || p.uid == d.uid))
+            .collect::<Vec<_>>()
+    };
+    let mut failures = Vec::new();
+    for e in &expect.deleted {
+        let found = hits(&e.pod);
+        let window = if e.from == e.to {
+            format!("at {}", e.from)
+        } else {
+            format!("within [{}, {}]", e.from, e.to)
+        };
+        if !found.iter().any(|d| e.from <= d.at && d.at <= e.to) {
+            let seen = match found.as_slice() {
+                [] => "it was not deleted by the controller".to_string(),
+                ds => format!(
+                    "it was deleted at {}",
+                    ds.iter().map(|d| d.at.to_string()).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            failures.push(Failure {
+                line: e.line,
+                message: format!("expected {} to be deleted {window}, but {seen}", e.pod),
+            });
+        }
+    }
+    for e in &expect.not_deleted {
+        if let Some(d) = hits(&e.pod).first() {
+            failures.push(Failure {
+                line: e.line,
+                message: format!(
+                    "expected {} not to be deleted, but the controller deleted it at {}",
+                    e.pod, d.at
+                ),
+            });
+        }
+    }
+    for e in &expect.events {
+        let n = trace
+            .iter()
+            .filter(|r| match &r.event {
+                TraceEvent::Event {
+                    namespace,
+                    name,
+                    reason,
+                    message,
+                } => {
+                    **namespace == *e.pod.namespace
+                        && **name == *e.pod.name
+                        && *reason == e.reason
+                        && *message == e.message
+                }
+                _ => false,
+            })
+            .count();
+        let ok = match e.count {
+            Some(c) => n == c,
+            None => n > 0,
+        };
+        if !ok {
+            let wanted = e.count.map_or("at least 1".to_string(), |c| c.to_string());
+            failures.push(Failure {
+                line: e.line,
+                message: format!(
+                    "expected {wanted} event(s) {} \"{}\" on {}, found {n}",
+                    e.reason, e.message, e.pod
+                ),
+            });
+        }
+    }
+    failures
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1155,7 +1298,7 @@ expect:
         assert_eq!(s.ops[1].line, 14);
         assert_eq!(s.until, Time(610_000));
         assert_eq!(
-            s.expectations_for("latest").not_deleted[0].key,
+            s.expectations_for("latest").not_deleted[0].pod.key,
             PodKey::new("default", "web-0")
         );
     }

@@ -157,6 +157,101 @@ impl TraceEvent {
     }
 }
 
+impl fmt::Display for TraceEvent {
+    /// One timeline line (without the time): who acted, then what happened.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceEvent::Header {
+                version, source, ..
+            } => write!(f, "trace  v{version} from {source}"),
+            TraceEvent::NodeAdded { node, .. } => write!(f, "api    node {} added{}", node.name, taints(node)),
+            TraceEvent::NodeModified { node, .. } => {
+                write!(f, "api    node {} modified{}", node.name, taints(node))
+            }
+            TraceEvent::NodeDeleted { name, .. } => write!(f, "api    node {name} deleted"),
+            TraceEvent::PodAdded { pod, .. } => write!(f, "api    pod {} added{}", pod.key, pod_details(pod)),
+            TraceEvent::PodModified {
+                pod, terminating, ..
+            } => {
+                if *terminating {
+                    write!(f, "api    pod {} terminating (uid {})", pod.key, pod.uid)
+                } else {
+                    write!(f, "api    pod {} modified{}", pod.key, pod_details(pod))
+                }
+            }
+            TraceEvent::PodDeleted {
+                namespace,
+                name,
+                uid,
+                ..
+            } => write!(f, "api    pod {namespace}/{name} deleted (uid {uid})"),
+            TraceEvent::Request {
+                id,
+                verb,
+                namespace,
+                name,
+                uid,
+            } => {
+                write!(f, "ctrl   {verb} pod {namespace}/{name} (request #{id}")?;
+                match uid {
+                    Some(uid) => write!(f, ", uid precondition {uid})"),
+                    None => f.write_str(")"),
+                }
+            }
+            TraceEvent::Response { id, result, uid } => {
+                write!(f, "api    request #{id}: {result}")?;
+                match uid {
+                    Some(uid) => write!(f, " (uid {uid})"),
+                    None => Ok(()),
+                }
+            }
+            TraceEvent::Event {
+                reason, message, ..
+            } => write!(f, "ctrl   event {reason}: {message}"),
+            TraceEvent::ControllerRestarted => f.write_str("ctrl   controller restarted: in-memory state lost"),
+            TraceEvent::Note {
+                namespace,
+                name,
+                text,
+            } => match (namespace, name) {
+                (Some(ns), Some(name)) => write!(f, "note   {ns}/{name}: {text}"),
+                _ => write!(f, "note   {text}"),
+            },
+        }
+    }
+}
+
+fn taints(node: &Node) -> String {
+    let list: Vec<String> = node
+        .taints
+        .iter()
+        .map(|t| format!("{}={}:{}", t.key, t.value, t.effect))
+        .collect();
+    format!(" taints=[{}]", list.join(", "))
+}
+
+fn pod_details(pod: &Pod) -> String {
+    let node = pod.node_name.as_deref().unwrap_or("<pending>");
+    let tolerations: Vec<String> = pod
+        .tolerations
+        .iter()
+        .map(|t| {
+            let effect = t.effect.as_ref().map_or("", |e| e.as_str());
+            let value = if t.value.is_empty() { String::new() } else { format!("={}", t.value) };
+            let key = if t.key.is_empty() { "*" } else { &t.key };
+            match t.seconds {
+                Some(s) => format!("{key}{value}:{effect} {}({s}s)", t.operator.as_str()),
+                None => format!("{key}{value}:{effect} {}", t.operator.as_str()),
+            }
+        })
+        .collect();
+    format!(
+        " (uid {}) on {node} tolerations=[{}]",
+        pod.uid,
+        tolerations.join(", ")
+    )
+}
+
 /// A trace line that could not be read. Spec: TRACE-6.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TraceError {
