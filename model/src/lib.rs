@@ -2,12 +2,16 @@
 //!
 //! * [`api`]: compact Kubernetes objects; [`time`]: the only notion of time (caller-supplied ms).
 //! * [`matching`]: upstream's toleration matching, the single source of every match decision.
+//! * [`profile`]: version profiles as named behaviour switches; [`core`]: the sans-IO controller.
+//! * [`scenario`]: the scenario format; [`trace`]: the observable trace format.
 //!
 //! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O
 //! on its own behalf. Inputs come in as arguments, decisions go out as values.
 
 pub mod api;
+pub mod core;
 pub mod matching;
+pub mod profile;
 pub mod scenario;
 pub mod time;
 pub mod trace;
