@@ -6,10 +6,10 @@
 use crate::recorder::Recorder;
 use crate::sync::{lock, Arc, Mutex};
 use crate::timers::TimerService;
-use taintcheck_model::time::Duration;
 use std::collections::BTreeMap;
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
 use taintcheck_model::scenario::{Admission, PodSpec};
+use taintcheck_model::time::Duration;
 use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent};
 
 /// A watch notification: the object after the change (before it, for a deletion).
@@ -360,11 +360,17 @@ impl ApiServer {
     fn begin_delete(&self, s: &mut State, key: &PodKey) {
         match s.deletion_grace {
             None => {
-                let stored = s.pods.remove(key).expect("the caller checked the pod exists");
+                let stored = s
+                    .pods
+                    .remove(key)
+                    .expect("the caller checked the pod exists");
                 self.publish_pod(s, Watch::Deleted(stored.pod));
             }
             Some(grace) => {
-                let stored = s.pods.get_mut(key).expect("the caller checked the pod exists");
+                let stored = s
+                    .pods
+                    .get_mut(key)
+                    .expect("the caller checked the pod exists");
                 if stored.terminating {
                     return;
                 }
@@ -440,7 +446,11 @@ impl ApiServer {
 }
 
 /// Consumes one failure of the first rule matching the request, if any.
-fn take_fault(faults: &mut Vec<FailRule>, verb: RequestVerb, key: &PodKey) -> Option<ResponseResult> {
+fn take_fault(
+    faults: &mut Vec<FailRule>,
+    verb: RequestVerb,
+    key: &PodKey,
+) -> Option<ResponseResult> {
     let i = faults
         .iter()
         .position(|f| f.verb == verb && f.pod.as_ref().is_none_or(|p| p == key))?;
@@ -476,7 +486,9 @@ fn admit(admission: &Admission, pod: Pod, daemon_set: bool) -> Pod {
         ] {
             let covered = pod.tolerations.iter().any(|t| {
                 (t.key.is_empty() || &*t.key == key)
-                    && t.effect.as_ref().is_none_or(|e| *e == TaintEffect::NoExecute)
+                    && t.effect
+                        .as_ref()
+                        .is_none_or(|e| *e == TaintEffect::NoExecute)
             });
             if !covered {
                 pod.tolerations.push(Toleration::exists(

@@ -20,8 +20,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
 use taintcheck_model::core::handlers::{self, NodeTaints, TaintedNodes};
 use taintcheck_model::core::{
-    node_updated, pod_updated, shard_of, work, ApiResult, ClusterView, Config, Effect,
-    Immediate, Note, PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
+    node_updated, pod_updated, shard_of, work, ApiResult, ClusterView, Config, Effect, Immediate,
+    Note, PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
 };
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::{Duration, Time};
@@ -89,14 +89,17 @@ impl Controller {
         lags: InformerLags,
     ) -> Controller {
         let workers = config.workers.max(1);
+        // On a serial virtual clock, items are processed one at a time so runs are reproducible
+        // (the shuttle tests explore the concurrent interleavings instead).
+        let serial = timers.clock().as_virtual().is_some_and(|v| v.is_serial());
         let shared = Arc::new(Shared {
             config,
             timers: timers.clone(),
             api: api.clone(),
             recorder: recorder.clone(),
             informers: Mutex::new(None),
-            node_queue: BlockingQueue::new(timers.clone()),
-            pod_queue: BlockingQueue::new(timers.clone()),
+            node_queue: BlockingQueue::new(timers.clone(), serial),
+            pod_queue: BlockingQueue::new(timers.clone(), serial),
             shards: (0..workers)
                 .map(|_| Shard::new(config.node_channel_capacity, config.pod_channel_capacity))
                 .collect(),
@@ -108,15 +111,19 @@ impl Controller {
         });
         let (on_node, on_pod) = (shared.clone(), shared.clone());
         let handlers = Handlers {
-            node: Box::new(move |old, new| {
-                if let Some(name) = node_updated(old, new) {
-                    on_node.node_queue.add(name);
-                }
+            node: Box::new(move |changes| {
+                on_node.node_queue.add_all(
+                    changes
+                        .iter()
+                        .filter_map(|(old, new)| node_updated(old.as_ref(), new.as_ref())),
+                );
             }),
-            pod: Box::new(move |old, new| {
-                if let Some(item) = pod_updated(old, new) {
-                    on_pod.pod_queue.add(item);
-                }
+            pod: Box::new(move |changes| {
+                on_pod.pod_queue.add_all(
+                    changes
+                        .iter()
+                        .filter_map(|(old, new)| pod_updated(old.as_ref(), new.as_ref())),
+                );
             }),
         };
         let informers = Informers::start(api, timers, lags.nodes, lags.pods, handlers);
@@ -434,7 +441,11 @@ fn spawned_of(timed: &TimedQueue, key: &PodKey) -> Vec<WorkId> {
         .range(from..)
         .take_while(|(k, _)| k.pod == *key)
         .filter_map(|(_, entry)| entry.work())
-        .filter(|id| timed.work(*id).is_some_and(|w| w.phase == WorkPhase::Spawned))
+        .filter(|id| {
+            timed
+                .work(*id)
+                .is_some_and(|w| w.phase == WorkPhase::Spawned)
+        })
         .collect()
 }
 

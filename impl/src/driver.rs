@@ -54,6 +54,7 @@ pub fn run_scenario(scenario: &Scenario, profile: Profile, clock: ClockKind) -> 
         recorder.clone(),
         timers.clone(),
     );
+    api.set_latency(scenario.runtime.api_latency);
     for node in &scenario.nodes {
         if let Err(e) = api.create_node(node.clone()) {
             op_failed(&recorder, 0, &e.to_string());

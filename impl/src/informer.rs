@@ -7,7 +7,7 @@
 use crate::api::{ApiServer, Watch};
 use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
 use crate::timers::TimerService;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
 use taintcheck_model::scenario::ObjectKind;
 use taintcheck_model::time::{Duration, Time};
@@ -71,10 +71,17 @@ impl Cache {
     }
 }
 
-/// What the informers call after each delivery: `(old, new)`, `None` for absent.
+/// An event handler, called with a batch of `(old, new)` changes in order; `None` for absent
+/// (client-go's add/update/delete in one).
+pub type Handler<T> = Box<dyn Fn(&[Change<T>]) + Send + Sync>;
+
+/// One object change: the cached object before and after.
+pub type Change<T> = (Option<T>, Option<T>);
+
+/// What the informers call after each delivery.
 pub struct Handlers {
-    pub node: Box<dyn Fn(Option<&Node>, Option<&Node>) + Send + Sync>,
-    pub pod: Box<dyn Fn(Option<&Pod>, Option<&Pod>) + Send + Sync>,
+    pub node: Handler<Node>,
+    pub pod: Handler<Pod>,
 }
 
 /// Per-kind delivery state.
@@ -85,6 +92,8 @@ struct Stream {
     last_delivery: Time,
     /// The watch is broken until this instant.
     dropped_until: Option<Time>,
+    /// Events received and not yet delivered, with their delivery instants (non-decreasing).
+    buffer: VecDeque<(Time, Delivery)>,
 }
 
 struct Inner {
@@ -120,6 +129,7 @@ impl Informers {
             lag,
             last_delivery: now,
             dropped_until: None,
+            buffer: VecDeque::new(),
         };
         let informers = Informers {
             inner: Arc::new(Inner {
@@ -136,11 +146,13 @@ impl Informers {
             }),
         };
         let me = informers.clone();
-        let (nodes, node_watch) =
-            api.list_and_watch_nodes(Arc::new(move |w| me.schedule(ObjectKind::Nodes, Delivery::Node(w))));
+        let (nodes, node_watch) = api.list_and_watch_nodes(Arc::new(move |w| {
+            me.schedule(ObjectKind::Nodes, Delivery::Node(w))
+        }));
         let me = informers.clone();
-        let (pods, pod_watch) =
-            api.list_and_watch_pods(Arc::new(move |w| me.schedule(ObjectKind::Pods, Delivery::Pod(w))));
+        let (pods, pod_watch) = api.list_and_watch_pods(Arc::new(move |w| {
+            me.schedule(ObjectKind::Pods, Delivery::Pod(w))
+        }));
         lock(&informers.inner.watch_ids).extend([node_watch, pod_watch]);
         for node in nodes {
             informers.schedule(ObjectKind::Nodes, Delivery::Node(Watch::Added(node)));
@@ -236,17 +248,32 @@ impl Informers {
             }
             let at = now.plus(s.lag).max(s.last_delivery);
             s.last_delivery = at;
+            s.buffer.push_back((at, delivery));
             at
         };
         let me = self.clone();
         self.inner
             .timers
-            .arm(at, Box::new(move || me.deliver(delivery)));
+            .arm(at, Box::new(move || me.deliver_due(kind)));
     }
 
-    /// Updates the cache, then calls the handler (RT-INF-2).
-    fn deliver(&self, delivery: Delivery) {
+    /// Delivers every buffered event of `kind` that is due, in order, as one batch: the cache
+    /// takes them all, then the handler sees them all (RT-INF-2). An informer hands on all it
+    /// has received before the controller's workers get to run, which is how a delete and a
+    /// re-create of the same name reach the queue back to back (N5, N6); batching makes that
+    /// deterministic.
+    fn deliver_due(&self, kind: ObjectKind) {
         if self.inner.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let now = self.inner.timers.now();
+        let due: Vec<Delivery> = {
+            let mut streams = lock(&self.inner.streams);
+            let s = streams.get_mut(&kind).expect("both kinds have a stream");
+            let n = s.buffer.iter().take_while(|(at, _)| *at <= now).count();
+            s.buffer.drain(..n).map(|(_, d)| d).collect()
+        };
+        if due.is_empty() {
             return;
         }
         let mut cache = self
@@ -254,31 +281,36 @@ impl Informers {
             .cache
             .write()
             .expect("a runtime thread panicked while holding the cache");
-        match delivery {
-            Delivery::Node(change) => {
-                let old = cache.apply_node(&change);
-                drop(cache);
-                let new = match &change {
-                    Watch::Deleted(_) => None,
-                    Watch::Added(n) | Watch::Modified(n) => Some(n),
-                };
-                (self.inner.handlers.node)(old.as_ref(), new);
+        let mut nodes = Vec::new();
+        let mut pods = Vec::new();
+        for delivery in due {
+            match delivery {
+                Delivery::Node(change) => {
+                    let old = cache.apply_node(&change);
+                    let new = match change {
+                        Watch::Deleted(_) => None,
+                        Watch::Added(n) | Watch::Modified(n) => Some(n),
+                    };
+                    nodes.push((old, new));
+                }
+                Delivery::Pod(change) => {
+                    let old = cache.apply_pod(&change);
+                    // A deletion the cache never saw still reaches the handler with the last
+                    // state the watch reported (client-go's DeletedFinalStateUnknown, unwrapped).
+                    let (old, new) = match change {
+                        Watch::Deleted(p) => (old.or(Some(p)), None),
+                        Watch::Added(p) | Watch::Modified(p) => (old, Some(p)),
+                    };
+                    pods.push((old, new));
+                }
             }
-            Delivery::Pod(change) => {
-                let old = cache.apply_pod(&change);
-                drop(cache);
-                let new = match &change {
-                    Watch::Deleted(_) => None,
-                    Watch::Added(p) | Watch::Modified(p) => Some(p),
-                };
-                // A deletion the cache never saw still reaches the handler with the last state
-                // the watch reported (client-go's DeletedFinalStateUnknown, unwrapped).
-                let old = old.or_else(|| match &change {
-                    Watch::Deleted(p) => Some(p.clone()),
-                    _ => None,
-                });
-                (self.inner.handlers.pod)(old.as_ref(), new);
-            }
+        }
+        drop(cache);
+        if !nodes.is_empty() {
+            (self.inner.handlers.node)(&nodes);
+        }
+        if !pods.is_empty() {
+            (self.inner.handlers.pod)(&pods);
         }
     }
 }

@@ -14,6 +14,9 @@ use taintcheck_model::core::{PodItem, WorkQueue};
 struct QueueState<T: Ord + Clone> {
     queue: WorkQueue<T>,
     shutdown: bool,
+    /// Deterministic runs hand out one key at a time: the next only after `done` (RT-CTL-5).
+    one_at_a_time: bool,
+    handed_out: bool,
 }
 
 /// client-go's queue with its blocking `Get`: the core's [`WorkQueue`] behind a mutex.
@@ -24,29 +27,35 @@ pub struct BlockingQueue<T: Ord + Clone> {
 }
 
 impl<T: Ord + Clone> BlockingQueue<T> {
-    pub fn new(activity: TimerService) -> BlockingQueue<T> {
+    /// A queue; `one_at_a_time` serialises processing (deterministic runs).
+    pub fn new(activity: TimerService, one_at_a_time: bool) -> BlockingQueue<T> {
         BlockingQueue {
             state: Mutex::new(QueueState {
                 queue: WorkQueue::new(),
                 shutdown: false,
+                one_at_a_time,
+                handed_out: false,
             }),
             nonempty: Condvar::new(),
             activity,
         }
     }
 
-    /// Upstream `Add`; a key that was queued counts as one item in flight.
-    pub fn add(&self, item: T) {
+    /// Upstream `Add` for each item, in order, under one lock acquisition (an informer's batch);
+    /// each key that was queued counts as one item in flight.
+    pub fn add_all(&self, items: impl IntoIterator<Item = T>) {
         let mut s = lock(&self.state);
         if s.shutdown {
             return;
         }
         let before = s.queue.len();
-        s.queue.add(item);
+        for item in items {
+            s.queue.add(item);
+        }
         let queued = s.queue.len() - before;
         self.activity.enter(queued);
         if queued > 0 {
-            self.nonempty.notify_one();
+            self.nonempty.notify_all();
         }
     }
 
@@ -57,8 +66,11 @@ impl<T: Ord + Clone> BlockingQueue<T> {
             if s.shutdown {
                 return None;
             }
-            if let Some(item) = s.queue.get() {
-                return Some(item);
+            if !(s.one_at_a_time && s.handed_out) {
+                if let Some(item) = s.queue.get() {
+                    s.handed_out = true;
+                    return Some(item);
+                }
             }
             s = wait(&self.nonempty, s);
         }
@@ -69,11 +81,10 @@ impl<T: Ord + Clone> BlockingQueue<T> {
         let mut s = lock(&self.state);
         let before = s.queue.len();
         s.queue.done(item);
+        s.handed_out = false;
         let queued = s.queue.len() - before;
         self.activity.enter(queued);
-        if queued > 0 {
-            self.nonempty.notify_one();
-        }
+        self.nonempty.notify_all();
     }
 
     /// Upstream `ShutDown`; returns how many queued keys were dropped (no longer in flight).

@@ -19,7 +19,8 @@ pub use std::thread;
 /// Locks `m`. A poisoned lock means another runtime thread panicked mid-update; the runtime's
 /// state is then unusable, so the panic propagates.
 pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().expect("a runtime thread panicked while holding this lock")
+    m.lock()
+        .expect("a runtime thread panicked while holding this lock")
 }
 
 /// Waits on `cv`, with the same poisoning rule as [`lock`].

@@ -205,7 +205,12 @@ mod tests {
     use crate::clock::VirtualClock;
     use crate::sync::spawn;
 
-    fn record(service: &TimerService, log: &Arc<Mutex<Vec<(i64, &'static str)>>>, at: i64, what: &'static str) -> TimerHandle {
+    fn record(
+        service: &TimerService,
+        log: &Arc<Mutex<Vec<(i64, &'static str)>>>,
+        at: i64,
+        what: &'static str,
+    ) -> TimerHandle {
         let (log, s2) = (log.clone(), service.clone());
         service.arm(
             Time(at),

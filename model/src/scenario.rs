@@ -98,7 +98,10 @@ pub struct TimedOp {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
     /// `kubectl taint nodes NODE key=value:Effect` (replaces a taint with the same key+effect).
-    Taint { node: NodeName, taint: Taint },
+    Taint {
+        node: NodeName,
+        taint: Taint,
+    },
     /// `kubectl taint nodes NODE key:Effect-` (or `key-`: every effect of that key).
     Untaint {
         node: NodeName,
@@ -119,9 +122,15 @@ pub enum Op {
         tolerations: Option<Vec<Toleration>>,
     },
     /// The scheduler binds a pending pod.
-    BindPod { key: PodKey, node: NodeName },
+    BindPod {
+        key: PodKey,
+        node: NodeName,
+    },
     /// Append a toleration (allowed by pod-update validation, §8.2).
-    AddToleration { key: PodKey, toleration: Toleration },
+    AddToleration {
+        key: PodKey,
+        toleration: Toleration,
+    },
     /// Change `tolerationSeconds` of the toleration at `index` (`None`: forever).
     SetTolerationSeconds {
         key: PodKey,
@@ -499,14 +508,16 @@ impl Reader {
         let description = with_child!(f, "description", |c| self.string(&c))
             .flatten()
             .unwrap_or_default();
-        let refs = with_child!(f, "refs", |c| self.list(&c, |r, i| r.string(i))).unwrap_or_default();
+        let refs =
+            with_child!(f, "refs", |c| self.list(&c, |r, i| r.string(i))).unwrap_or_default();
         let admission = with_child!(f, "admission", |c| self.admission(&c))
             .flatten()
             .unwrap_or_default();
         let runtime = with_child!(f, "runtime", |c| self.runtime(&c))
             .flatten()
             .unwrap_or_default();
-        let nodes = with_child!(f, "nodes", |c| self.list(&c, |r, n| r.node(n))).unwrap_or_default();
+        let nodes =
+            with_child!(f, "nodes", |c| self.list(&c, |r, n| r.node(n))).unwrap_or_default();
         let pods = with_child!(f, "pods", |c| self.list(&c, |r, p| r.pod(p))).unwrap_or_default();
         let mut ops =
             with_child!(f, "ops", |c| self.list(&c, |r, o| r.timed_op(o))).unwrap_or_default();
@@ -656,7 +667,8 @@ impl Reader {
             .flatten()
             .unwrap_or_else(|| first_uid(&name));
         let node = with_child!(f, "node", |c| self.string(&c)).flatten();
-        let tolerations = with_child!(f, "tolerations", |c| self.tolerations(&c)).unwrap_or_default();
+        let tolerations =
+            with_child!(f, "tolerations", |c| self.tolerations(&c)).unwrap_or_default();
         let daemon_set = with_child!(f, "daemonSet", |c| self.boolean(&c))
             .flatten()
             .unwrap_or(false);
@@ -869,11 +881,9 @@ impl Reader {
         let node: NodeName = node.into();
         match taint_arg::parse_taint_change(spec.trim()) {
             Ok(taint_arg::TaintChange::Add(taint)) => Some(Op::Taint { node, taint }),
-            Ok(taint_arg::TaintChange::Remove { key, effect }) => Some(Op::Untaint {
-                node,
-                key,
-                effect,
-            }),
+            Ok(taint_arg::TaintChange::Remove { key, effect }) => {
+                Some(Op::Untaint { node, key, effect })
+            }
             Err(e) => {
                 self.error(f, &format!("Invalid value: {spec:?}: {e}"));
                 None
@@ -917,7 +927,12 @@ impl Reader {
         let m = f.mapping()?;
         let mut out = BTreeMap::new();
         for (k, v) in m.iter() {
-            let profile = Field { node: k, path: f.path }.text().unwrap_or_default();
+            let profile = Field {
+                node: k,
+                path: f.path,
+            }
+            .text()
+            .unwrap_or_default();
             let path = Path::Child(f.path, &profile);
             let field = Field {
                 node: v,
@@ -937,10 +952,13 @@ impl Reader {
         Some(Expectations {
             deleted: with_child!(f, "deleted", |c| self.list(&c, |r, d| r.expect_deleted(d)))
                 .unwrap_or_default(),
-            not_deleted: with_child!(f, "notDeleted", |c| self.list(&c, |r, p| r
-                .pod_ref(p)
-                .map(|pod| ExpectNotDeleted { pod, line: p.line() })))
-                .unwrap_or_default(),
+            not_deleted: with_child!(f, "notDeleted", |c| self.list(&c, |r, p| r.pod_ref(p).map(
+                |pod| ExpectNotDeleted {
+                    pod,
+                    line: p.line()
+                }
+            )))
+            .unwrap_or_default(),
             events: with_child!(f, "events", |c| self.list(&c, |r, e| r.expect_event(e)))
                 .unwrap_or_default(),
         })
@@ -1193,7 +1211,10 @@ pub fn check(expect: &Expectations, trace: &[TraceRecord]) -> Vec<Failure> {
                 [] => "it was not deleted by the controller".to_string(),
                 ds => format!(
                     "it was deleted at {}",
-                    ds.iter().map(|d| d.at.to_string()).collect::<Vec<_>>().join(", ")
+                    ds.iter()
+                        .map(|d| d.at.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             };
             failures.push(Failure {

@@ -38,10 +38,22 @@ pub enum TraceEvent {
         scenario: Option<String>,
     },
     /// The API server stored a new node (`rv`: its resourceVersion).
-    NodeAdded { rv: u64, node: Node },
-    NodeModified { rv: u64, node: Node },
-    NodeDeleted { rv: u64, name: NodeName },
-    PodAdded { rv: u64, pod: Pod },
+    NodeAdded {
+        rv: u64,
+        node: Node,
+    },
+    NodeModified {
+        rv: u64,
+        node: Node,
+    },
+    NodeDeleted {
+        rv: u64,
+        name: NodeName,
+    },
+    PodAdded {
+        rv: u64,
+        pod: Pod,
+    },
     /// `terminating`: the change set `metadata.deletionTimestamp` (a graceful DELETE).
     PodModified {
         rv: u64,
@@ -164,12 +176,16 @@ impl fmt::Display for TraceEvent {
             TraceEvent::Header {
                 version, source, ..
             } => write!(f, "trace  v{version} from {source}"),
-            TraceEvent::NodeAdded { node, .. } => write!(f, "api    node {} added{}", node.name, taints(node)),
+            TraceEvent::NodeAdded { node, .. } => {
+                write!(f, "api    node {} added{}", node.name, taints(node))
+            }
             TraceEvent::NodeModified { node, .. } => {
                 write!(f, "api    node {} modified{}", node.name, taints(node))
             }
             TraceEvent::NodeDeleted { name, .. } => write!(f, "api    node {name} deleted"),
-            TraceEvent::PodAdded { pod, .. } => write!(f, "api    pod {} added{}", pod.key, pod_details(pod)),
+            TraceEvent::PodAdded { pod, .. } => {
+                write!(f, "api    pod {} added{}", pod.key, pod_details(pod))
+            }
             TraceEvent::PodModified {
                 pod, terminating, ..
             } => {
@@ -194,7 +210,7 @@ impl fmt::Display for TraceEvent {
             } => {
                 write!(f, "ctrl   {verb} pod {namespace}/{name} (request #{id}")?;
                 match uid {
-                    Some(uid) => write!(f, ", uid precondition {uid})"),
+                    Some(uid) => write!(f, ", uid {uid})"),
                     None => f.write_str(")"),
                 }
             }
@@ -208,7 +224,9 @@ impl fmt::Display for TraceEvent {
             TraceEvent::Event {
                 reason, message, ..
             } => write!(f, "ctrl   event {reason}: {message}"),
-            TraceEvent::ControllerRestarted => f.write_str("ctrl   controller restarted: in-memory state lost"),
+            TraceEvent::ControllerRestarted => {
+                f.write_str("ctrl   controller restarted: in-memory state lost")
+            }
             TraceEvent::Note {
                 namespace,
                 name,
@@ -225,7 +243,13 @@ fn taints(node: &Node) -> String {
     let list: Vec<String> = node
         .taints
         .iter()
-        .map(|t| format!("{}={}:{}", t.key, t.value, t.effect))
+        .map(|t| {
+            if t.value.is_empty() {
+                format!("{}:{}", t.key, t.effect)
+            } else {
+                format!("{}={}:{}", t.key, t.value, t.effect)
+            }
+        })
         .collect();
     format!(" taints=[{}]", list.join(", "))
 }
@@ -237,7 +261,11 @@ fn pod_details(pod: &Pod) -> String {
         .iter()
         .map(|t| {
             let effect = t.effect.as_ref().map_or("", |e| e.as_str());
-            let value = if t.value.is_empty() { String::new() } else { format!("={}", t.value) };
+            let value = if t.value.is_empty() {
+                String::new()
+            } else {
+                format!("={}", t.value)
+            };
             let key = if t.key.is_empty() { "*" } else { &t.key };
             match t.seconds {
                 Some(s) => format!("{key}{value}:{effect} {}({s}s)", t.operator.as_str()),
@@ -270,7 +298,9 @@ pub enum TraceError {
     },
     #[error("{file}:{line}: kind: expected the header line first (\"kind\":\"header\")")]
     MissingHeader { file: String, line: usize },
-    #[error("{file}:{line}: version: unsupported trace version {version}: supported: {TRACE_VERSION}")]
+    #[error(
+        "{file}:{line}: version: unsupported trace version {version}: supported: {TRACE_VERSION}"
+    )]
     UnsupportedVersion {
         file: String,
         line: usize,
@@ -304,7 +334,11 @@ impl TraceReader {
     }
 
     /// Parses line number `line` (1-based); `Ok(None)` for a blank line.
-    pub fn push_line(&mut self, line: usize, text: &str) -> Result<Option<TraceRecord>, TraceError> {
+    pub fn push_line(
+        &mut self,
+        line: usize,
+        text: &str,
+    ) -> Result<Option<TraceRecord>, TraceError> {
         if text.trim().is_empty() {
             return Ok(None);
         }
@@ -400,7 +434,10 @@ mod tests {
         let parsed = parse_trace("t.ndjson", &lines).unwrap();
         assert_eq!(parsed[1].event, TraceEvent::ControllerRestarted);
 
-        let backwards = format!("{}{}", lines, "{\"t\":4,\"kind\":\"controller_restarted\"}\n");
+        let backwards = format!(
+            "{}{}",
+            lines, "{\"t\":4,\"kind\":\"controller_restarted\"}\n"
+        );
         assert_eq!(
             parse_trace("t.ndjson", &backwards).unwrap_err().to_string(),
             "t.ndjson:3: t: time 0.004s is before the previous line's 0.005s"
@@ -411,10 +448,15 @@ mod tests {
     fn header_is_required_and_versioned() {
         let err = parse_trace("x", "{\"t\":0,\"kind\":\"controller_restarted\"}").unwrap_err();
         assert!(matches!(err, TraceError::MissingHeader { line: 1, .. }));
-        let err =
-            parse_trace("x", "{\"t\":0,\"kind\":\"header\",\"version\":9,\"source\":\"s\"}")
-                .unwrap_err();
-        assert!(matches!(err, TraceError::UnsupportedVersion { version: 9, .. }));
+        let err = parse_trace(
+            "x",
+            "{\"t\":0,\"kind\":\"header\",\"version\":9,\"source\":\"s\"}",
+        )
+        .unwrap_err();
+        assert!(matches!(
+            err,
+            TraceError::UnsupportedVersion { version: 9, .. }
+        ));
         let err = parse_trace("x", "not json").unwrap_err();
         assert!(err.to_string().starts_with("x:1: "));
     }
