@@ -19,6 +19,10 @@ enum Command {
     Check,
     /// Run a scenario on the reference runtime and check its expectations.
     Run(cmd::run::RunArgs),
+    /// Validate Pod and Node manifests as the API server would.
+    Validate(cmd::validate::ValidateArgs),
+    /// Explain what a node's taints mean for a pod.
+    Explain(cmd::explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -29,5 +33,7 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Command::Run(args) => cmd::run::run(args),
+        Command::Validate(args) => cmd::validate::run(&args),
+        Command::Explain(args) => cmd::explain::run(&args),
     }
 }

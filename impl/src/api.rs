@@ -7,8 +7,12 @@ use crate::recorder::Recorder;
 use crate::sync::{lock, Arc, Mutex};
 use crate::timers::TimerService;
 use std::collections::BTreeMap;
-use taintcheck_model::api::{Node, NodeName, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_model::admission::{
+    daemonset_tolerations, default_toleration_seconds, DefaultTolerationSeconds,
+};
+use taintcheck_model::api::{Node, NodeName, Pod, PodKey, Toleration, Uid};
 use taintcheck_model::scenario::{Admission, PodSpec};
+use taintcheck_model::taint_syntax::{reorganize, TaintSpec};
 use taintcheck_model::time::Duration;
 use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent};
 
@@ -45,6 +49,8 @@ pub enum ApiError {
     PodExists(PodKey),
     #[error("pod {0} is already bound to node {1}: spec.nodeName is immutable once set")]
     AlreadyBound(PodKey, NodeName),
+    #[error("{0}")]
+    Refused(String),
     #[error("pod {0} has no toleration at index {1}")]
     NoSuchToleration(PodKey, usize),
 }
@@ -170,27 +176,19 @@ impl ApiServer {
         Ok(())
     }
 
-    /// `kubectl taint`: adds `taint`, replacing one with the same key and effect.
-    pub fn taint_node(&self, name: &str, taint: Taint) -> Result<(), ApiError> {
+    /// `kubectl taint nodes NAME SPEC --overwrite` (kubectl's `reorganizeTaints`: added taints
+    /// first). Removing a taint the node does not have is refused, as kubectl refuses it.
+    pub fn taint_node(&self, name: &str, spec: &TaintSpec) -> Result<(), ApiError> {
+        let mut refused = Vec::new();
         self.update_node(name, |node| {
-            match node.taints.iter_mut().find(|t| t.same_identity(&taint)) {
-                Some(existing) => *existing = taint,
-                None => node.taints.push(taint),
-            }
-        })
-    }
-
-    /// `kubectl taint ... key[:effect]-`: removes the matching taints.
-    pub fn untaint_node(
-        &self,
-        name: &str,
-        key: &str,
-        effect: Option<&TaintEffect>,
-    ) -> Result<(), ApiError> {
-        self.update_node(name, |node| {
-            node.taints
-                .retain(|t| !(&*t.key == key && effect.is_none_or(|e| *e == t.effect)))
-        })
+            let (_, taints, errors) = reorganize(&node.taints, std::slice::from_ref(spec), true);
+            node.taints = taints;
+            refused = errors;
+        })?;
+        match refused.is_empty() {
+            true => Ok(()),
+            false => Err(ApiError::Refused(refused.join(", "))),
+        }
     }
 
     fn update_node(&self, name: &str, change: impl FnOnce(&mut Node)) -> Result<(), ApiError> {
@@ -464,40 +462,17 @@ fn take_fault(
 }
 
 /// The admission plugins of the scenario, applied on create and update (semantics §8.4, §8.5).
-/// Interim: to be replaced by the foundation's `taintcheck_model::admission` (issue 2) as soon as
-/// it lands on main.
 fn admit(admission: &Admission, pod: Pod, daemon_set: bool) -> Pod {
-    const NOT_READY: &str = "node.kubernetes.io/not-ready";
-    const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
     let mut pod = pod;
     if daemon_set {
-        for key in [NOT_READY, UNREACHABLE] {
-            let t = Toleration::exists(key, Some(TaintEffect::NoExecute), None);
-            match pod.tolerations.iter_mut().find(|x| x.same_identity(&t)) {
-                Some(existing) => *existing = t,
-                None => pod.tolerations.push(t),
-            }
-        }
+        daemonset_tolerations(&mut pod.tolerations, false);
     }
     if admission.default_toleration_seconds {
-        for (key, seconds) in [
-            (NOT_READY, admission.not_ready_seconds),
-            (UNREACHABLE, admission.unreachable_seconds),
-        ] {
-            let covered = pod.tolerations.iter().any(|t| {
-                (t.key.is_empty() || &*t.key == key)
-                    && t.effect
-                        .as_ref()
-                        .is_none_or(|e| *e == TaintEffect::NoExecute)
-            });
-            if !covered {
-                pod.tolerations.push(Toleration::exists(
-                    key,
-                    Some(TaintEffect::NoExecute),
-                    Some(seconds),
-                ));
-            }
-        }
+        let seconds = DefaultTolerationSeconds {
+            not_ready: admission.not_ready_seconds,
+            unreachable: admission.unreachable_seconds,
+        };
+        default_toleration_seconds(&mut pod.tolerations, seconds);
     }
     pod
 }

@@ -121,8 +121,7 @@ impl Env {
     fn apply(&self, timed: &TimedOp) {
         let api = &self.api;
         let result = match &timed.op {
-            Op::Taint { node, taint } => api.taint_node(node, taint.clone()),
-            Op::Untaint { node, key, effect } => api.untaint_node(node, key, effect.as_ref()),
+            Op::Taint { node, spec } => api.taint_node(node, spec),
             Op::CreateNode(node) => api.create_node(node.clone()),
             Op::DeleteNode(name) => api.delete_node(name),
             Op::CreatePod(spec) => api.create_pod(spec.clone()).map(drop),

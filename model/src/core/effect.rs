@@ -152,6 +152,26 @@ pub enum Effect {
     Decision(Decision),
 }
 
+impl fmt::Display for Note {
+    /// Lower-case phrases, as timelines print them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::EvictNow => f.write_str("not all taints tolerated: evict now"),
+            Note::Scheduled { fire_at } => write!(f, "scheduled for {fire_at}"),
+            Note::AlreadyExisting => f.write_str("work already exists: skipped"),
+            Note::KeptExisting { fire_at } => write!(f, "kept existing timer for {fire_at}"),
+            Note::Rescheduled { fire_at } => write!(f, "rescheduled for {fire_at}"),
+            Note::ToleratedForever => f.write_str("tolerated forever: cancelled"),
+            Note::ForeverNotCancelled => f.write_str("tolerated forever: not cancelled"),
+            Note::ZeroTaints => f.write_str("processPodOnNode reached with zero taints"),
+            Note::NotOurNode => f.write_str("pod is bound to another node: ignored"),
+            Note::Suppressed => f.write_str("cancelled before it started: exits"),
+            Note::RecheckAbandoned => f.write_str("re-check: no longer to evict: abandoned"),
+            Note::GaveUp => f.write_str("every attempt failed: dropped"),
+        }
+    }
+}
+
 impl fmt::Display for Effect {
     /// One line per effect, as timelines and snapshots print them.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -166,7 +186,7 @@ impl fmt::Display for Effect {
             }
             Effect::ArmTimer { id, fire_at } => write!(f, "arm timer#{} at {fire_at}", id.0),
             Effect::CancelTimer { id } => write!(f, "cancel timer#{}", id.0),
-            Effect::Decision(d) => write!(f, "decide {}: {:?}", d.pod, d.note),
+            Effect::Decision(d) => write!(f, "decide {}: {}", d.pod, d.note),
         }
     }
 }
