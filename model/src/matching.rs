@@ -208,3 +208,6 @@ pub fn find_untolerated_taint(
 pub fn is_no_execute(taint: &Taint) -> bool {
     taint.effect == TaintEffect::NoExecute
 }
+
+#[cfg(test)]
+mod tests;

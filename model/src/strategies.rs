@@ -24,9 +24,14 @@ pub fn key() -> impl Strategy<Value = String> {
 }
 
 /// Label values, including numeric ones so `Lt`/`Gt` have something to compare.
+/// (A negative number is no label value, so no valid taint carries one: see [`number`].)
 pub fn value() -> impl Strategy<Value = String> {
-    prop::sample::select(vec!["", "x", "y", "gpu", "0", "7", "950", "-3", "high"])
-        .prop_map(str::to_owned)
+    prop::sample::select(vec!["", "x", "y", "gpu", "0", "7", "950", "high"]).prop_map(str::to_owned)
+}
+
+/// Canonical integers for `Lt`/`Gt` toleration values.
+pub fn number() -> impl Strategy<Value = String> {
+    prop::sample::select(vec!["0", "7", "950", "-3", "9223372036854775807"]).prop_map(str::to_owned)
 }
 
 pub fn effect() -> impl Strategy<Value = TaintEffect> {
@@ -68,7 +73,8 @@ pub fn valid_toleration() -> impl Strategy<Value = Toleration> {
         1 => Just(Operator::Gt),
     ];
     let any_key = prop_oneof![1 => Just(String::new()), 5 => key()];
-    (any_key, op, value(), prop::option::of(effect()), seconds()).prop_map(|(k, op, v, e, s)| {
+    let value = (value(), number());
+    (any_key, op, value, prop::option::of(effect()), seconds()).prop_map(|(k, op, (v, n), e, s)| {
         let key = if op == Operator::Exists || !k.is_empty() {
             k
         } else {
@@ -76,9 +82,7 @@ pub fn valid_toleration() -> impl Strategy<Value = Toleration> {
         };
         let value = match op {
             Operator::Exists => String::new(),
-            Operator::Lt | Operator::Gt if crate::matching::canonical_int(&v).is_none() => {
-                "7".to_owned()
-            }
+            Operator::Lt | Operator::Gt => n,
             _ => v,
         };
         let effect = if s.is_some() {
@@ -110,7 +114,8 @@ pub fn toleration() -> impl Strategy<Value = Toleration> {
         3 => prop::option::of(effect()),
         1 => Just(Some(TaintEffect::Other("noexecute".into()))),
     ];
-    (key, op, value(), effect, seconds()).prop_map(|(k, op, v, e, s)| Toleration {
+    let value = prop_oneof![value(), number()];
+    (key, op, value, effect, seconds()).prop_map(|(k, op, v, e, s)| Toleration {
         key: k.into(),
         operator: op,
         value: v.into(),

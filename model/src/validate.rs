@@ -405,3 +405,6 @@ fn go_taint_syntax(t: &k8s::Taint) -> String {
         crate::field::go_quote(&t.effect),
     )
 }
+
+#[cfg(test)]
+mod tests;

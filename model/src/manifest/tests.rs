@@ -160,3 +160,54 @@ fn printed_manifests_read_back_to_the_same_compact_objects() {
     let m = read_str("p.yaml", &pod_yaml(&pod));
     assert_eq!(m.objects[0].compact_pod(), Some(pod));
 }
+
+mod properties {
+    use super::*;
+    use crate::strategies;
+    use proptest::prelude::*;
+    use quickcheck::quickcheck;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// PROP: compact → manifest → compact is the identity, and generated objects validate.
+        #[test]
+        fn nodes_roundtrip_through_manifests(node in strategies::node()) {
+            let m = read_str("n.yaml", &node_yaml(&node));
+            prop_assert!(m.errors.is_empty());
+            prop_assert_eq!(m.objects[0].validate(false), vec![]);
+            prop_assert_eq!(m.objects[0].compact_node(), Some(node));
+        }
+
+        #[test]
+        fn pods_roundtrip_through_manifests(pod in strategies::pod()) {
+            let m = read_str("p.yaml", &pod_yaml(&pod));
+            prop_assert!(m.errors.is_empty());
+            prop_assert_eq!(m.objects[0].validate(true), vec![]);
+            prop_assert_eq!(m.objects[0].compact_pod(), Some(pod));
+        }
+
+        /// PROP: reading never panics on YAML-ish noise built from manifest fragments.
+        #[test]
+        fn reading_fragment_noise_never_panics(parts in prop::collection::vec(prop::sample::select(vec![
+            "apiVersion: v1\n", "kind: Pod\n", "kind: Node\n", "kind: List\n", "items:\n", "- ", "spec:\n",
+            "  tolerations:\n", "  taints:\n", "  - key: k\n", "    effect: NoExecute\n", "    tolerationSeconds: x\n",
+            "    operator: [\n", "---\n", "{", "}", "\"", ": ", "  ", "\t", "metadata: {name: 3}\n", "&a ", "*a\n",
+        ]), 0..30)) {
+            let text: String = parts.concat();
+            let m = read_str("noise.yaml", &text);
+            for o in &m.objects {
+                let _ = o.validate(true);
+            }
+        }
+    }
+
+    quickcheck! {
+        /// PROP (quickcheck): arbitrary text never panics the reader, and every diagnostic is
+        /// located in the file.
+        fn reading_arbitrary_text_never_panics(text: String) -> bool {
+            let m = read_str("q.yaml", &text);
+            m.errors.iter().all(|d| d.file == "q.yaml" && d.line.is_some())
+        }
+    }
+}

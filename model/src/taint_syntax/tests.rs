@@ -333,3 +333,36 @@ fn identity_matches_upstream_test_match_taint() {
         "different effect"
     );
 }
+
+mod properties {
+    use super::*;
+    use crate::strategies;
+    use proptest::prelude::*;
+    use quickcheck::quickcheck;
+
+    proptest! {
+        /// PROP: print → parse is the identity for kubectl syntax and for `Taint.ToString`.
+        #[test]
+        fn print_then_parse_is_identity(taint in strategies::taint()) {
+            let text = taint.to_string();
+            prop_assert_eq!(parse_spec(&text), Ok(TaintSpec::Add(taint.clone())));
+            prop_assert_eq!(parse_display(&text), taint.clone());
+            let removal = format!("{}:{}-", taint.key, taint.effect);
+            prop_assert_eq!(parse_spec(&removal), Ok(TaintSpec::Remove { key: taint.key.clone(), effect: Some(taint.effect.clone()) }));
+        }
+    }
+
+    quickcheck! {
+        /// PROP (quickcheck): kubectl syntax parsing never panics, and whatever it accepts as an
+        /// addition prints back to an argument it parses identically.
+        fn parsing_arbitrary_arguments_never_panics(args: Vec<String>) -> bool {
+            match parse_specs(&args) {
+                Err(e) => !e.to_string().is_empty(),
+                Ok(specs) => specs.iter().all(|s| match s {
+                    TaintSpec::Add(t) => parse_spec(&t.to_string()) == Ok(s.clone()),
+                    TaintSpec::Remove { .. } => true,
+                }),
+            }
+        }
+    }
+}
