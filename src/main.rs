@@ -17,6 +17,8 @@ struct Cli {
 enum Command {
     /// Model-check the taint manager (not yet implemented).
     Check,
+    /// Run a scenario on the reference runtime and check its expectations.
+    Run(cmd::run::RunArgs),
     /// Validate Pod and Node manifests as the API server would.
     Validate(cmd::validate::ValidateArgs),
     /// Explain what a node's taints mean for a pod.
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
             eprintln!("taintcheck check: not yet implemented");
             ExitCode::from(2)
         }
+        Command::Run(args) => cmd::run::run(args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),
     }

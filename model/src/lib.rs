@@ -3,12 +3,12 @@
 //! * [`api`]: compact Kubernetes objects; [`time`]: the only notion of time (caller-supplied ms).
 //! * [`matching`]: upstream's toleration matching, the single source of every match decision.
 //! * [`profile`]: version profiles as named behaviour switches; [`core`]: the sans-IO controller.
+//! * [`scenario`]: the scenario format; [`trace`]: the observable trace format.
 //! * [`validate`] (with [`field`]): API-server validation; [`manifest`]: `kubectl` manifests in
 //!   and out; [`taint_syntax`]: `kubectl taint` arguments and `Taint.ToString`.
 //! * [`scheduler`]: the TaintToleration plugin; [`admission`]: admission-time tolerations;
 //!   [`explain`]: what a node's taints mean for a pod.
-//! * [`scenario`]: the scenario format; [`trace`]: the observable trace format;
-//!   [`oracle`]: the conformance oracle over traces; [`recording`]: `kubectl` watch recordings
+//! * [`oracle`]: the conformance oracle over traces; [`recording`]: `kubectl` watch recordings
 //!   into traces.
 //!
 //! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O

@@ -6,6 +6,7 @@
 //! (`n1.yaml:12: ops[3].at: Invalid value: "soon": expected a duration such as 300s or 250ms`).
 
 use crate::api::{Node, NodeName, Operator, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use crate::taint_syntax::{parse_spec, TaintSpec};
 use crate::time::{Duration, Time};
 use crate::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
 use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
@@ -97,16 +98,11 @@ pub struct TimedOp {
 /// What a scenario can do to the cluster, the controller and the environment. Spec: SCN-4.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// `kubectl taint nodes NODE key=value:Effect` (replaces a taint with the same key+effect).
+    /// `kubectl taint nodes NODE SPEC --overwrite`: `key=value:Effect` adds (replacing a taint
+    /// with the same key and effect), `key:Effect-` or `key-` removes.
     Taint {
         node: NodeName,
-        taint: Taint,
-    },
-    /// `kubectl taint nodes NODE key:Effect-` (or `key-`: every effect of that key).
-    Untaint {
-        node: NodeName,
-        key: String,
-        effect: Option<TaintEffect>,
+        spec: TaintSpec,
     },
     CreateNode(Node),
     DeleteNode(NodeName),
@@ -622,8 +618,12 @@ impl Reader {
     /// A taint in `kubectl taint` syntax: `key=value:Effect` or `key:Effect`.
     fn taint(&mut self, f: &Field) -> Option<Taint> {
         let text = self.string(f)?;
-        match taint_arg::parse_taint(&text) {
-            Ok(t) => Some(t),
+        match parse_spec(&text) {
+            Ok(TaintSpec::Add(t)) => Some(t),
+            Ok(TaintSpec::Remove { .. }) => {
+                self.invalid(f, "a taint to add, key=value:Effect or key:Effect");
+                None
+            }
             Err(e) => {
                 self.error(f, &format!("Invalid value: {text:?}: {e}"));
                 None
@@ -879,11 +879,8 @@ impl Reader {
             return None;
         };
         let node: NodeName = node.into();
-        match taint_arg::parse_taint_change(spec.trim()) {
-            Ok(taint_arg::TaintChange::Add(taint)) => Some(Op::Taint { node, taint }),
-            Ok(taint_arg::TaintChange::Remove { key, effect }) => {
-                Some(Op::Untaint { node, key, effect })
-            }
+        match parse_spec(spec.trim()) {
+            Ok(spec) => Some(Op::Taint { node, spec }),
             Err(e) => {
                 self.error(f, &format!("Invalid value: {spec:?}: {e}"));
                 None
@@ -1038,47 +1035,6 @@ impl Reader {
             count: with_child!(f, "count", |c| self.count(&c)).flatten(),
             line: f.line(),
         })
-    }
-}
-
-/// `kubectl taint` arguments. Interim: to be replaced by the foundation's `taint_syntax` module
-/// (issue 2) as soon as it lands on main.
-mod taint_arg {
-    use crate::api::{Taint, TaintEffect};
-
-    pub(super) enum TaintChange {
-        Add(Taint),
-        Remove {
-            key: String,
-            effect: Option<TaintEffect>,
-        },
-    }
-
-    pub(super) fn parse_taint(s: &str) -> Result<Taint, String> {
-        let (kv, effect) = s
-            .rsplit_once(':')
-            .ok_or_else(|| "expected key=value:Effect or key:Effect".to_string())?;
-        let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
-        if key.is_empty() || effect.is_empty() {
-            return Err("expected key=value:Effect or key:Effect".into());
-        }
-        Ok(Taint::new(key, value, TaintEffect::parse(effect)))
-    }
-
-    pub(super) fn parse_taint_change(s: &str) -> Result<TaintChange, String> {
-        match s.strip_suffix('-') {
-            Some(spec) => {
-                let (key, effect) = match spec.split_once(':') {
-                    Some((k, e)) => (k, Some(TaintEffect::parse(e))),
-                    None => (spec, None),
-                };
-                Ok(TaintChange::Remove {
-                    key: key.to_string(),
-                    effect,
-                })
-            }
-            None => parse_taint(s).map(TaintChange::Add),
-        }
     }
 }
 

@@ -257,17 +257,7 @@ impl fmt::Display for TraceEvent {
 }
 
 fn taints(node: &Node) -> String {
-    let list: Vec<String> = node
-        .taints
-        .iter()
-        .map(|t| {
-            if t.value.is_empty() {
-                format!("{}:{}", t.key, t.effect)
-            } else {
-                format!("{}={}:{}", t.key, t.value, t.effect)
-            }
-        })
-        .collect();
+    let list: Vec<String> = node.taints.iter().map(ToString::to_string).collect();
     format!(" taints=[{}]", list.join(", "))
 }
 

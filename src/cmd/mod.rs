@@ -1,4 +1,5 @@
 //! One module per subcommand: each parses its own arguments, calls the library and prints.
 
 pub mod explain;
+pub mod run;
 pub mod validate;
