@@ -41,7 +41,7 @@ mod frontier;
 mod replay;
 mod truth;
 pub mod verdict;
-// TEMP pub mod witness;
+pub mod witness;
 
 pub use frontier::{Fault, Observe};
 pub use replay::Oracle;

@@ -14,7 +14,7 @@ use crate::api::{Node, NodeName, Pod, PodKey, Uid};
 use crate::core::{ApiResult, Config, Verb, EVENT_REASON};
 use crate::time::Time;
 use crate::trace::{Observed, RequestVerb, ResponseResult, TraceEvent, TraceRecord};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 /// One pod name's frontier.
@@ -39,6 +39,9 @@ pub struct Oracle {
     truth: Truth,
     pub(crate) components: BTreeMap<PodKey, Component>,
     node_pods: BTreeMap<NodeName, BTreeSet<PodKey>>,
+    /// Per node, its changes the controller may not have observed yet (within the bound),
+    /// after the last one it surely has: what a component sees when it comes to the node.
+    node_log: BTreeMap<NodeName, VecDeque<(Time, Option<Arc<Node>>)>>,
     wakes: BTreeSet<(Time, PodKey)>,
     /// Requests the trace sent and has not answered yet: which pod they are for.
     requests: BTreeMap<u64, PodKey>,
@@ -73,6 +76,7 @@ impl Oracle {
             truth: Truth::default(),
             components: BTreeMap::new(),
             node_pods: BTreeMap::new(),
+            node_log: BTreeMap::new(),
             wakes: BTreeSet::new(),
             requests: BTreeMap::new(),
             line: 0,
@@ -253,6 +257,7 @@ impl Oracle {
                 c.wake = None;
             }
             self.advance(&key, t)?;
+            self.settled(&key)?;
         }
         Ok(())
     }
@@ -287,11 +292,18 @@ impl Oracle {
             }
             return Err(e);
         }
-        self.settled(key)
+        self.resize(key)
     }
 
     /// After a component changed: size check, wake-up instant, forgetting a finished pod.
     fn settled(&mut self, key: &PodKey) -> Result<()> {
+        self.resize(key)?;
+        self.forget_if_done(key);
+        Ok(())
+    }
+
+    /// Size check and wake-up instant of a component.
+    fn resize(&mut self, key: &PodKey) -> Result<()> {
         let Some(c) = self.components.get_mut(key) else {
             return Ok(());
         };
@@ -312,6 +324,15 @@ impl Oracle {
             self.wakes.insert((w, key.clone()));
         }
         c.wake = wake;
+        Ok(())
+    }
+
+    /// Forgets a component whose pod is gone and in which no behaviour has anything left for
+    /// it: memory stays proportional to the live pods.
+    fn forget_if_done(&mut self, key: &PodKey) {
+        let Some(c) = self.components.get(key) else {
+            return;
+        };
         let gone = !self.keep
             && !self.truth.pods.contains_key(key)
             && !self.requests.values().any(|p| p == key)
@@ -331,7 +352,6 @@ impl Oracle {
                 }
             }
         }
-        Ok(())
     }
 
     fn node_changed(&mut self, node: &Node, t: Time, modified: bool) -> Result<()> {
@@ -357,6 +377,12 @@ impl Oracle {
 
     /// A node change goes to every component bound to the node.
     fn fan_out(&mut self, name: &NodeName, new: Option<Arc<Node>>, t: Time) -> Result<()> {
+        let bound = self.machine.bound;
+        let log = self.node_log.entry(name.clone()).or_default();
+        log.push_back((t, new.clone()));
+        while log.len() >= 2 && log[1].0.plus(bound) < t {
+            log.pop_front();
+        }
         let keys: Vec<PodKey> = self
             .node_pods
             .get(name)
@@ -478,9 +504,27 @@ impl Oracle {
             .entry(node.clone())
             .or_default()
             .insert(key.clone());
-        if let Some(n) = self.truth.nodes.get(node) {
-            for s in &mut c.states {
+        let Some(log) = self.node_log.get(node) else {
+            return;
+        };
+        // The last change surely observed is known from the start; later ones are pending.
+        let seen = log
+            .iter()
+            .rposition(|(at, _)| at.plus(self.machine.bound) < t);
+        let (base, pending) = match seen {
+            Some(i) => (log[i].1.as_ref(), log.range(i + 1..)),
+            None => (None, log.range(..)),
+        };
+        for s in &mut c.states {
+            if let Some(n) = base {
                 self.machine.introduce_node(s, n, t, &self.truth);
+            }
+            for (at, new) in pending.clone() {
+                s.nodes.push_back(Pending {
+                    at: *at,
+                    key: node.clone(),
+                    new: new.clone(),
+                });
             }
         }
     }
@@ -557,12 +601,15 @@ impl Oracle {
     fn output(&mut self, key: &PodKey, seen: &Seen, t: Time) -> Result<()> {
         if !self.components.contains_key(key) {
             let what = verdict::seen_text(seen);
-            return Err(self.violation(
-                key,
-                t,
-                format!("{key} {what} at {t}, but the trace never showed pod {key}"),
-                Expected::Nothing,
-            ));
+            let message = if self.truth.pods.contains_key(key) {
+                format!("{key} {what} at {t}, but no legal behaviour knows pod {key} yet")
+            } else {
+                format!(
+                    "{key} {what} at {t}, but the API server has no pod {key} and no legal \
+                     behaviour has anything pending for it"
+                )
+            };
+            return Err(self.violation(key, t, message, Expected::Nothing));
         }
         self.advance(key, t)?;
         let c = self.components.get_mut(key).expect("component exists");

@@ -1,0 +1,206 @@
+//! `taintcheck conform TRACE|-`: does some legal behaviour of a profile explain a trace?
+//! Exit 0 if so; 1 naming the first line none explains and why (and writing a witness scenario
+//! with `--witness`); 2 on bad input (with the line number). `-` reads stdin as a stream and
+//! stops at the first violation. Spec: specs/oracle.md.
+
+use clap::Args;
+use serde_json::json;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use taintcheck_model::oracle::{witness, Error, Options, Oracle, Violation};
+use taintcheck_model::profile::Profile;
+use taintcheck_model::scenario::parse_duration;
+use taintcheck_model::time::{Duration, Time};
+use taintcheck_model::trace::{TraceEvent, TraceReader, TraceRecord};
+
+#[derive(Args)]
+pub struct ConformArgs {
+    /// The trace (NDJSON, specs/trace-format.md), or `-` for stdin, checked as it arrives.
+    trace: String,
+    /// The profile to check against: v1.18, latest or fixed (default: the trace header's
+    /// profile, else latest).
+    #[arg(long)]
+    profile: Option<String>,
+    /// D: an API change reaches the controller, and a due timer fires, within D ms.
+    #[arg(long, default_value_t = 1000, value_name = "D")]
+    latency_bound_ms: i64,
+    /// The trace claims nothing happened after its last line until this instant (e.g. `400s`):
+    /// deadlines up to it are checked too.
+    #[arg(long, value_name = "INSTANT")]
+    until: Option<String>,
+    /// Print the verdict as JSON.
+    #[arg(long)]
+    json: bool,
+    /// On a violation, write a scenario reproducing it (runnable with `taintcheck run`).
+    #[arg(long, value_name = "OUT.yaml")]
+    witness: Option<PathBuf>,
+}
+
+pub fn run(args: &ConformArgs) -> ExitCode {
+    let (name, input): (String, Box<dyn Read>) = if args.trace == "-" {
+        ("-".into(), Box::new(std::io::stdin()))
+    } else {
+        match std::fs::File::open(&args.trace) {
+            Ok(f) => (args.trace.clone(), Box::new(f)),
+            Err(e) => return usage(&format!("{}: {e}", args.trace)),
+        }
+    };
+    if args.latency_bound_ms < 0 {
+        return usage("--latency-bound-ms: must not be negative");
+    }
+    let until = match args.until.as_deref().map(parse_duration) {
+        None => None,
+        Some(Some(d)) => Some(Time(d.millis())),
+        Some(None) => return usage("--until: expected an instant such as 400s or 1.5s"),
+    };
+    let mut reader = TraceReader::new(&name);
+    let mut oracle: Option<Oracle> = None;
+    let mut profile = None;
+    let mut kept: Vec<(usize, TraceRecord)> = Vec::new();
+    let mut lines = BufReader::new(input).lines();
+    let mut n = 0;
+    loop {
+        let text = match lines.next() {
+            None => break,
+            Some(Ok(text)) => text,
+            Some(Err(e)) => return bad(args, &name, n + 1, &e.to_string()),
+        };
+        n += 1;
+        let record = match reader.push_line(n, &text) {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(e) => return bad_error(args, &e.to_string()),
+        };
+        if oracle.is_none() {
+            let header_profile = match &record.event {
+                TraceEvent::Header { profile, .. } => profile.clone(),
+                _ => None,
+            };
+            let wanted = args
+                .profile
+                .clone()
+                .or(header_profile)
+                .unwrap_or_else(|| "latest".into());
+            let Some(p) = Profile::by_name(&wanted) else {
+                return usage(&format!(
+                    "--profile: Unsupported value: {wanted:?}: supported values: {}",
+                    Profile::NAMES.map(|n| format!("{n:?}")).join(", ")
+                ));
+            };
+            profile = Some(p);
+            let options = Options::new(p, Duration(args.latency_bound_ms));
+            oracle = Some(Oracle::with_options(options));
+        }
+        let o = oracle.as_mut().expect("created at the first record");
+        if args.witness.is_some() {
+            kept.push((n, record.clone()));
+        }
+        if let Err(e) = o.feed_line(n, &record) {
+            return rejected(args, &name, e, &kept, profile.expect("set"), o);
+        }
+    }
+    let Some(o) = oracle else {
+        return bad(args, &name, n.max(1), "kind: expected the header line first");
+    };
+    let observe = o.observe();
+    let p = profile.expect("set with the oracle");
+    match o.finish(until) {
+        Ok(summary) => {
+            if args.json {
+                let report = json!({
+                    "verdict": "conforms",
+                    "profile": p.name,
+                    "latency_bound_ms": args.latency_bound_ms,
+                    "summary": summary,
+                });
+                println!("{report}");
+            } else {
+                println!(
+                    "{name}: conforms to {} (latency bound {} ms): {} lines, {} pods, largest \
+                     frontier {} states",
+                    p.name,
+                    args.latency_bound_ms,
+                    summary.records,
+                    summary.pods,
+                    summary.max_frontier
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(Error::Violation(v)) => {
+            violation(args, &name, &v, &kept, p, observe.deletions)
+        }
+        Err(e) => bad_error(args, &e.to_string()),
+    }
+}
+
+fn rejected(
+    args: &ConformArgs,
+    name: &str,
+    e: Error,
+    kept: &[(usize, TraceRecord)],
+    profile: Profile,
+    o: &Oracle,
+) -> ExitCode {
+    match e {
+        Error::Violation(v) => violation(args, name, &v, kept, profile, o.observe().deletions),
+        Error::BadInput(b) => bad(args, name, b.line, &b.message),
+        inconclusive @ Error::Inconclusive { .. } => {
+            bad_error(args, &format!("{name}: {inconclusive}"))
+        }
+    }
+}
+
+fn violation(
+    args: &ConformArgs,
+    name: &str,
+    v: &Violation,
+    kept: &[(usize, TraceRecord)],
+    profile: Profile,
+    controller_deletes: bool,
+) -> ExitCode {
+    if let Some(path) = &args.witness {
+        let text = witness::scenario(kept, v, profile.name, controller_deletes);
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("{}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if args.json {
+        let report = json!({
+            "verdict": "violation",
+            "profile": profile.name,
+            "latency_bound_ms": args.latency_bound_ms,
+            "violation": v,
+        });
+        println!("{report}");
+    } else {
+        match v.line {
+            Some(line) => println!("{name}:{line}: {}", v.message),
+            None => println!("{name}: at the end ({}): {}", v.t, v.message),
+        }
+        if let Some(path) = &args.witness {
+            println!("witness: {} (taintcheck run {0})", path.display());
+        }
+    }
+    ExitCode::from(1)
+}
+
+fn bad(args: &ConformArgs, name: &str, line: usize, message: &str) -> ExitCode {
+    bad_error(args, &format!("{name}:{line}: {message}"))
+}
+
+fn bad_error(args: &ConformArgs, message: &str) -> ExitCode {
+    if args.json {
+        println!("{}", json!({"verdict": "bad_input", "message": message}));
+    } else {
+        eprintln!("{message}");
+    }
+    ExitCode::from(2)
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("{message}");
+    ExitCode::from(2)
+}
