@@ -28,6 +28,14 @@ use taintcheck_model::profile::Profile;
 use taintcheck_model::time::{Duration, Time};
 use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent};
 
+#[cfg(feature = "mutants")]
+pub use crate::mutants::Mutation;
+#[cfg(feature = "mutants")]
+use crate::mutants::{Misread, Mutant};
+/// Without the `mutants` feature an incarnation runs no mutant.
+#[cfg(not(feature = "mutants"))]
+pub type Mutation = ();
+
 impl ClusterView for Cache {
     fn node(&self, name: &str) -> Option<&Node> {
         Cache::node(self, name)
@@ -45,6 +53,40 @@ impl ClusterView for Cache {
 /// The immediate path's outcome under upstream's two `time.Now()` calls: production clocks give
 /// a positive delay, hence a real timer and a non-nil entry (semantics §4.3 step 3, N20).
 const TWO_NOWS: Immediate = Immediate::Timer;
+
+/// The caches as the handlers read them: the informer cache, or (accuracy tests only) a
+/// mutant's misreading of it.
+enum View<'a> {
+    Cache(&'a Cache),
+    #[cfg(feature = "mutants")]
+    Misread(Misread),
+}
+
+impl ClusterView for View<'_> {
+    fn node(&self, name: &str) -> Option<&Node> {
+        match self {
+            View::Cache(c) => Cache::node(c, name),
+            #[cfg(feature = "mutants")]
+            View::Misread(m) => m.node(name),
+        }
+    }
+
+    fn pod(&self, key: &PodKey) -> Option<&Pod> {
+        match self {
+            View::Cache(c) => Cache::pod(c, key),
+            #[cfg(feature = "mutants")]
+            View::Misread(m) => m.pod(key),
+        }
+    }
+
+    fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
+        match self {
+            View::Cache(c) => Cache::pods_on_node(c, name),
+            #[cfg(feature = "mutants")]
+            View::Misread(m) => m.pods_on_node(name),
+        }
+    }
+}
 
 /// What the incarnation shares between its threads.
 struct Shared {
@@ -66,6 +108,9 @@ struct Shared {
     starting: Mutex<BTreeSet<WorkId>>,
     stopped: AtomicBool,
     probe: Option<Probe>,
+    // Read only by the mutants' hooks (feature `mutants`).
+    #[cfg_attr(not(feature = "mutants"), allow(dead_code))]
+    mutant: Mutation,
 }
 
 /// A running controller. Dropping it does not stop it: call [`Controller::stop`].
@@ -102,6 +147,19 @@ impl Controller {
         lags: InformerLags,
         probe: Option<Probe>,
     ) -> Controller {
+        Controller::launch(config, api, timers, recorder, lags, probe, Mutation::default())
+    }
+
+    /// [`Controller::start_probed`], running `mutant` (accuracy tests only).
+    pub(crate) fn launch(
+        config: Config,
+        api: &ApiServer,
+        timers: &TimerService,
+        recorder: &Recorder,
+        lags: InformerLags,
+        probe: Option<Probe>,
+        mutant: Mutation,
+    ) -> Controller {
         let workers = config.workers.max(1);
         // On a serial virtual clock, items are processed one at a time so runs are reproducible
         // (the shuttle tests explore the concurrent interleavings instead).
@@ -123,6 +181,7 @@ impl Controller {
             starting: Mutex::new(BTreeSet::new()),
             stopped: AtomicBool::new(false),
             probe,
+            mutant,
         });
         let (on_node, on_pod) = (shared.clone(), shared.clone());
         let handlers = Handlers {
@@ -192,6 +251,15 @@ impl Shared {
 
     fn profile(&self) -> &Profile {
         &self.config.profile
+    }
+
+    /// The caches as this incarnation reads them.
+    fn view<'a>(&self, cache: &'a Cache) -> View<'a> {
+        #[cfg(feature = "mutants")]
+        if let Some(m) = Misread::new(self.mutant, cache) {
+            return View::Misread(m);
+        }
+        View::Cache(cache)
     }
 
     /// The node dispatcher: `Get`, hash, blocking send to the shard (RT-CTL-1).
@@ -283,11 +351,16 @@ impl Shared {
         let mut out = Vec::new();
         let mut touched = Vec::new();
         self.informers().read(|cache| {
-            let found = handlers::update_tainted_nodes(&mut lock(&self.tainted), name, cache);
+            let view = self.view(cache);
+            let found = handlers::update_tainted_nodes(&mut lock(&self.tainted), name, &view);
             let NodeTaints::Taints(taints) = found else {
                 return;
             };
-            for pod in cache.pods_on_node(name) {
+            #[cfg(feature = "mutants")]
+            if self.mutant == Some(Mutant::NeverCancelsOnTaintRemoval) && taints.is_empty() {
+                return;
+            }
+            for pod in view.pods_on_node(name) {
                 let mut timed = lock(&self.timed);
                 handlers::node_update_pod(
                     &mut timed,
@@ -313,18 +386,26 @@ impl Shared {
         let now = self.timers.now();
         let mut out = Vec::new();
         let touched = self.informers().read(|cache| {
+            let view = self.view(cache);
             let tainted = lock(&self.tainted);
             let mut timed = lock(&self.timed);
+            #[cfg(feature = "mutants")]
+            let before = (timed.clone(), out.len());
             handlers::handle_pod_update(
                 &mut timed,
                 &tainted,
                 self.profile(),
-                cache,
+                &view,
                 item,
                 now,
                 TWO_NOWS,
                 &mut out,
             );
+            #[cfg(feature = "mutants")]
+            if crate::mutants::ignores_pod_update(self.mutant, &view, item, &out[before.1..]) {
+                *timed = before.0;
+                out.truncate(before.1);
+            }
             spawned_of(&timed, &item.key)
         });
         self.perform(out, now);
@@ -336,7 +417,7 @@ impl Shared {
     fn work_step(
         self: &Arc<Self>,
         id: WorkId,
-        step: impl FnOnce(&mut TimedQueue, &Profile, &Cache, Time, &mut Vec<Effect>),
+        step: impl FnOnce(&mut TimedQueue, &Profile, &View<'_>, Time, &mut Vec<Effect>),
     ) {
         if self.stopped.load(Ordering::SeqCst) {
             return;
@@ -345,7 +426,7 @@ impl Shared {
         let mut out = Vec::new();
         let phase = self.informers().read(|cache| {
             let mut timed = lock(&self.timed);
-            step(&mut timed, self.profile(), cache, now, &mut out);
+            step(&mut timed, self.profile(), &self.view(cache), now, &mut out);
             timed.work(id).map(|w| w.phase.clone())
         });
         self.perform(out, now);
@@ -362,8 +443,12 @@ impl Shared {
     /// A core timer fired (CORE-A11).
     fn fire(self: &Arc<Self>, timer: TimerId) {
         lock(&self.armed).remove(&timer);
+        #[cfg(feature = "mutants")]
+        let early = i64::from(self.mutant == Some(Mutant::OffByOneTick));
+        #[cfg(not(feature = "mutants"))]
+        let early = 0;
         self.work_step(WorkId(timer.0), |q, p, cache, now, out| {
-            work::fire_timer(q, timer, p, cache, now, out);
+            work::fire_timer(q, timer, p, cache, Time(now.millis() + early), out);
         });
     }
 
@@ -413,6 +498,11 @@ impl Shared {
                 }),
                 Effect::Api(request) => self.send(request, now),
                 Effect::ArmTimer { id, fire_at } => {
+                    #[cfg(feature = "mutants")]
+                    let fire_at = match self.mutant {
+                        Some(Mutant::OffByOneTick) => Time(fire_at.millis() - 1),
+                        _ => fire_at,
+                    };
                     let me = self.clone();
                     let handle = self.timers.arm(fire_at, Box::new(move || me.fire(id)));
                     if let Some(old) = lock(&self.armed).insert(id, handle) {
@@ -440,6 +530,14 @@ impl Shared {
     /// Sends an API request; the API server serves it after its latency and the answer goes
     /// back to the work (RT-CTL-4).
     fn send(self: &Arc<Self>, request: taintcheck_model::core::ApiRequest, now: Time) {
+        #[cfg(feature = "mutants")]
+        let request = match self.mutant {
+            Some(Mutant::DeletesSameNameSuccessor) => taintcheck_model::core::ApiRequest {
+                uid: None,
+                ..request
+            },
+            _ => request,
+        };
         let verb = match request.verb {
             Verb::Get => RequestVerb::Get,
             Verb::PatchDisruptionTarget => RequestVerb::Patch,
@@ -453,6 +551,10 @@ impl Shared {
             name: request.pod.name.to_string(),
             uid: request.uid.clone(),
         });
+        #[cfg(feature = "mutants")]
+        if self.mutant == Some(Mutant::DeletesTwice) && verb == RequestVerb::Delete {
+            self.send_again(&request, now);
+        }
         let me = self.clone();
         let at = now.plus(self.api.latency());
         self.timers.arm(
@@ -473,6 +575,34 @@ impl Shared {
                 let id = WorkId(request.id.0);
                 me.work_step(id, |q, p, cache, now, out| {
                     work::responded(q, request.id, result, p, cache, now, out);
+                });
+            }),
+        );
+    }
+
+    /// The mutant that deletes twice: a second, identical DELETE whose answer nobody awaits.
+    #[cfg(feature = "mutants")]
+    fn send_again(self: &Arc<Self>, request: &taintcheck_model::core::ApiRequest, now: Time) {
+        let trace_id = self.recorder.next_request_id();
+        self.recorder.record(TraceEvent::Request {
+            id: trace_id,
+            verb: RequestVerb::Delete,
+            namespace: request.pod.namespace.to_string(),
+            name: request.pod.name.to_string(),
+            uid: request.uid.clone(),
+        });
+        let me = self.clone();
+        let request = request.clone();
+        self.timers.arm(
+            now.plus(self.api.latency()),
+            Box::new(move || {
+                let answer = me
+                    .api
+                    .serve(RequestVerb::Delete, &request.pod, request.uid.as_ref());
+                me.recorder.record(TraceEvent::Response {
+                    id: trace_id,
+                    result: answer.result,
+                    uid: answer.uid,
                 });
             }),
         );

@@ -10,7 +10,7 @@
 
 use crate::api::{ApiServer, FailRule};
 use crate::clock::{Clock, SystemClock, VirtualClock};
-use crate::controller::{Controller, InformerLags};
+use crate::controller::{Controller, InformerLags, Mutation};
 use crate::recorder::Recorder;
 use crate::sync::{lock, spawn, Arc, Mutex};
 use crate::timers::TimerService;
@@ -42,6 +42,21 @@ type Slot = Arc<Mutex<Option<Controller>>>;
 
 /// Runs `scenario` under `profile` until its `until` instant. Spec: RT-DRV-1.
 pub fn run_scenario(scenario: &Scenario, profile: Profile, clock: ClockKind) -> RunReport {
+    run(scenario, profile, clock, Mutation::default())
+}
+
+/// Runs `scenario` on the virtual clock with a deliberately wrong controller (the oracle's
+/// accuracy tests; feature `mutants`).
+#[cfg(feature = "mutants")]
+pub fn run_scenario_mutated(
+    scenario: &Scenario,
+    profile: Profile,
+    mutant: crate::mutants::Mutant,
+) -> RunReport {
+    run(scenario, profile, ClockKind::Virtual, Some(mutant))
+}
+
+fn run(scenario: &Scenario, profile: Profile, clock: ClockKind, mutant: Mutation) -> RunReport {
     let clock: Arc<dyn Clock> = match clock {
         ClockKind::Virtual => Arc::new(VirtualClock::serial(Time::ZERO)),
         ClockKind::Real => Arc::new(SystemClock::new()),
@@ -74,8 +89,8 @@ pub fn run_scenario(scenario: &Scenario, profile: Profile, clock: ClockKind) -> 
         pods: scenario.runtime.pod_informer_lag,
     };
     // Upstream's informers list before `Run`; the runner arms everything before time moves.
-    let slot: Slot = Arc::new(Mutex::new(Some(Controller::start(
-        config, &api, &timers, &recorder, lags,
+    let slot: Slot = Arc::new(Mutex::new(Some(Controller::launch(
+        config, &api, &timers, &recorder, lags, None, mutant,
     ))));
     for op in &scenario.ops {
         let env = Env {
@@ -85,6 +100,7 @@ pub fn run_scenario(scenario: &Scenario, profile: Profile, clock: ClockKind) -> 
             slot: slot.clone(),
             config,
             lags,
+            mutant,
         };
         let op = op.clone();
         timers.arm(op.at, Box::new(move || env.apply(&op)));
@@ -113,6 +129,7 @@ struct Env {
     slot: Slot,
     config: Config,
     lags: InformerLags,
+    mutant: Mutation,
 }
 
 impl Env {
@@ -204,17 +221,24 @@ impl Env {
     /// kube-controller-manager restarts (RT-DRV-3): the incarnation stops with all its memory,
     /// a new one lists and watches from scratch.
     fn restart(&self) {
+        #[cfg(feature = "mutants")]
+        if self.mutant == Some(crate::mutants::Mutant::KeepsTimersAcrossRestart) {
+            self.recorder.record(TraceEvent::ControllerRestarted);
+            return;
+        }
         let mut slot = lock(&self.slot);
         if let Some(old) = slot.take() {
             old.stop();
         }
         self.recorder.record(TraceEvent::ControllerRestarted);
-        *slot = Some(Controller::start(
+        *slot = Some(Controller::launch(
             self.config,
             &self.api,
             &self.timers,
             &self.recorder,
             self.lags,
+            None,
+            self.mutant,
         ));
     }
 }

@@ -29,6 +29,16 @@ impl Cache {
         self.pods.get(key)
     }
 
+    /// Every cached node, by name.
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.values()
+    }
+
+    /// Every cached pod, by key.
+    pub fn pods(&self) -> impl Iterator<Item = &Pod> {
+        self.pods.values()
+    }
+
     /// The `spec.nodeName` index, in key order (deterministic, unlike client-go's).
     pub fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
         self.by_node

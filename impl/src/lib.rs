@@ -6,6 +6,8 @@ pub mod clock;
 pub mod controller;
 pub mod driver;
 pub mod informer;
+#[cfg(feature = "mutants")]
+pub mod mutants;
 pub mod probe;
 pub mod queues;
 pub mod recorder;

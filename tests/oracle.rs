@@ -1,0 +1,351 @@
+//! The oracle against the reference runtime (issue 6, "accuracy"):
+//!
+//! * every trace of the correct runtime conforms: the corpus and at least 1,000 random
+//!   scenarios per profile, zero false alarms;
+//! * every deliberately wrong runtime (`impl/src/mutants.rs`) is rejected on some scenario of the
+//!   corpus or of the random ones: the kill rate, per mutant and profile.
+//!
+//! Both tests print their numbers (`cargo test --release --test oracle -- --nocapture`); the
+//! README quotes them. Random scenarios come from a seeded generator, so every number is
+//! reproducible; `TAINTCHECK_RANDOM_SCENARIOS` changes how many (default 1000).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_model::oracle::{Error, Options, Oracle, Summary};
+use taintcheck_model::profile::Profile;
+use taintcheck_model::scenario::{
+    parse_scenario, Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp,
+};
+use taintcheck_model::taint_syntax::TaintSpec;
+use taintcheck_model::time::{Duration, Time};
+use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
+use taintcheck_runtime::driver::{run_scenario, run_scenario_mutated, ClockKind};
+use taintcheck_runtime::mutants::Mutant;
+
+fn corpus() -> Vec<Scenario> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().to_string();
+            parse_scenario(&name, &std::fs::read_to_string(p).unwrap()).unwrap()
+        })
+        .collect()
+}
+
+/// The latency bound a scenario's environment needs: its slowest informer, or the longest
+/// broken watch (the relist brings the change only when the watch comes back).
+fn bound(s: &Scenario) -> Duration {
+    let mut d = s.runtime.node_informer_lag.max(s.runtime.pod_informer_lag);
+    for op in &s.ops {
+        match &op.op {
+            Op::SetInformerLag { nodes, pods } => {
+                d = d.max(nodes.unwrap_or_default()).max(pods.unwrap_or_default());
+            }
+            Op::DropWatch { duration, .. } => d = Duration(d.millis() + duration.millis()),
+            _ => {}
+        }
+    }
+    d
+}
+
+fn check(s: &Scenario, profile: Profile, records: &[TraceRecord]) -> Result<Summary, Error> {
+    Oracle::check(Options::new(profile, bound(s)), records, Some(s.until))
+}
+
+/// The trace without notes (internal observations), to tell whether a mutant changed anything.
+fn observable(records: &[TraceRecord]) -> Vec<&TraceRecord> {
+    records
+        .iter()
+        .filter(|r| !matches!(r.event, TraceEvent::Note { .. }))
+        .collect()
+}
+
+fn profiles() -> [Profile; 3] {
+    Profile::NAMES.map(|n| Profile::by_name(n).unwrap())
+}
+
+fn random_count() -> u64 {
+    std::env::var("TAINTCHECK_RANDOM_SCENARIOS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+}
+
+#[test]
+fn every_trace_of_the_correct_runtime_conforms() {
+    let mut false_alarms = Vec::new();
+    for profile in profiles() {
+        let mut checked = 0;
+        let mut largest = 0;
+        for s in corpus() {
+            let report = run_scenario(&s, profile, ClockKind::Virtual);
+            match check(&s, profile, &report.records) {
+                Ok(summary) => largest = largest.max(summary.max_frontier),
+                Err(e) => false_alarms.push(format!("{} [{}]: {e}", s.name, profile.name)),
+            }
+            checked += 1;
+        }
+        for seed in 0..random_count() {
+            let s = random_scenario(seed);
+            let report = run_scenario(&s, profile, ClockKind::Virtual);
+            match check(&s, profile, &report.records) {
+                Ok(summary) => largest = largest.max(summary.max_frontier),
+                Err(e) => false_alarms.push(format!("seed {seed} [{}]: {e}", profile.name)),
+            }
+            checked += 1;
+        }
+        println!(
+            "oracle accuracy: {} correct-runtime traces of {} (corpus + random): {} false \
+             alarms, largest frontier {largest}",
+            checked,
+            profile.name,
+            false_alarms
+                .iter()
+                .filter(|f| f.contains(&format!("[{}]", profile.name)))
+                .count()
+        );
+    }
+    assert!(false_alarms.is_empty(), "{}", false_alarms.join("\n"));
+}
+
+#[test]
+fn every_mutant_is_rejected() {
+    let scenarios: Vec<Scenario> = corpus()
+        .into_iter()
+        .chain((0..random_count() / 5).map(|seed| random_scenario(1_000_000 + seed)))
+        .collect();
+    let mut survivors = Vec::new();
+    let mut lines = Vec::new();
+    for mutant in Mutant::ALL {
+        let mut killed_in = Vec::new();
+        let (mut differing, mut rejected) = (0, 0);
+        for profile in profiles() {
+            let mut killed = false;
+            for s in &scenarios {
+                let correct = run_scenario(s, profile, ClockKind::Virtual);
+                let mutated = run_scenario_mutated(s, profile, mutant);
+                if observable(&correct.records) == observable(&mutated.records) {
+                    continue;
+                }
+                differing += 1;
+                if check(s, profile, &mutated.records).is_err() {
+                    rejected += 1;
+                    killed = true;
+                }
+            }
+            if killed {
+                killed_in.push(profile.name);
+            }
+        }
+        lines.push(format!(
+            "  {:<45} killed under {:<22} traces changed by the mutant: {differing}, rejected: \
+             {rejected}",
+            mutant.name(),
+            if killed_in.is_empty() {
+                "-".to_string()
+            } else {
+                killed_in.join(", ")
+            }
+        ));
+        if killed_in.is_empty() {
+            survivors.push(mutant.name());
+        }
+    }
+    println!(
+        "oracle accuracy: {} of {} mutants killed on {} scenarios per profile \
+         (corpus + random):\n{}",
+        Mutant::ALL.len() - survivors.len(),
+        Mutant::ALL.len(),
+        scenarios.len(),
+        lines.join("\n")
+    );
+    assert!(survivors.is_empty(), "surviving mutants: {survivors:?}");
+}
+
+/// A small deterministic generator (xorshift), so a seed names a scenario.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const KEYS: [&str; 3] = ["node.kubernetes.io/unreachable", "maintenance", "gpu"];
+
+fn taint(key: &str, effect: TaintEffect) -> Taint {
+    Taint::new(key, "", effect)
+}
+
+fn toleration(rng: &mut Rng) -> Toleration {
+    let seconds = *rng.pick(&[None, Some(0), Some(5), Some(30), Some(60), Some(300)]);
+    match rng.below(4) {
+        0 => Toleration::exists("", None, None),
+        _ => Toleration::exists(*rng.pick(&KEYS), Some(TaintEffect::NoExecute), seconds),
+    }
+}
+
+/// A random scenario: two nodes, up to three pods, up to eight operations among taints,
+/// removals, toleration changes, deletions, recreations, bindings, restarts and failing
+/// requests, with random informer lag and API latency.
+fn random_scenario(seed: u64) -> Scenario {
+    let mut rng = Rng::new(seed);
+    let nodes: Vec<Node> = ["n1", "n2"]
+        .iter()
+        .map(|name| Node {
+            name: (*name).into(),
+            taints: if rng.chance(25) {
+                vec![taint(*rng.pick(&KEYS), TaintEffect::NoExecute)]
+            } else {
+                vec![]
+            },
+        })
+        .collect();
+    let pods: Vec<PodSpec> = (0..1 + rng.below(3))
+        .map(|i| {
+            let name = format!("p{i}");
+            PodSpec {
+                pod: Pod {
+                    key: PodKey::new("default", &name),
+                    uid: Uid(format!("{name}-1").into()),
+                    node_name: match rng.below(5) {
+                        0 => None,
+                        1 | 2 => Some("n1".into()),
+                        _ => Some("n2".into()),
+                    },
+                    tolerations: (0..rng.below(3)).map(|_| toleration(&mut rng)).collect(),
+                },
+                daemon_set: false,
+            }
+        })
+        .collect();
+    let pod_names: Vec<PodKey> = pods.iter().map(|p| p.pod.key.clone()).collect();
+    let mut ops = Vec::new();
+    let mut at = 0;
+    let mut uids = 1;
+    for _ in 0..1 + rng.below(8) {
+        at += rng.below(120_000);
+        let node: &str = *rng.pick(&["n1", "n2"]);
+        let pod = rng.pick(&pod_names).clone();
+        let op = match rng.below(12) {
+            0..=3 => {
+                let effect = if rng.chance(85) {
+                    TaintEffect::NoExecute
+                } else {
+                    TaintEffect::NoSchedule
+                };
+                Op::Taint {
+                    node: node.into(),
+                    spec: TaintSpec::Add(Taint::new(
+                        *rng.pick(&KEYS),
+                        &format!("v{at}"),
+                        effect,
+                    )),
+                }
+            }
+            4 | 5 => Op::Taint {
+                node: node.into(),
+                spec: TaintSpec::Remove {
+                    key: (*rng.pick(&KEYS)).into(),
+                    effect: None,
+                },
+            },
+            6 => Op::SetTolerationSeconds {
+                key: pod,
+                index: 0,
+                seconds: *rng.pick(&[None, Some(0), Some(10), Some(600)]),
+            },
+            7 => Op::AddToleration {
+                key: pod,
+                toleration: toleration(&mut rng),
+            },
+            8 => {
+                uids += 1;
+                Op::RecreatePod {
+                    uid: Uid(format!("{}-{uids}", pod.name).into()),
+                    key: pod,
+                    node: Some(node.into()),
+                    tolerations: None,
+                }
+            }
+            9 => match rng.below(3) {
+                0 => Op::DeletePod(pod),
+                1 => Op::BindPod {
+                    key: pod,
+                    node: node.into(),
+                },
+                _ => Op::RestartController,
+            },
+            10 => Op::FailRequests {
+                verb: *rng.pick(&[RequestVerb::Get, RequestVerb::Patch, RequestVerb::Delete]),
+                pod: None,
+                times: 1 + rng.below(6) as u32,
+                result: ResponseResult::Failed,
+            },
+            _ => Op::RestartController,
+        };
+        ops.push(TimedOp {
+            at: Time(at as i64),
+            line: 0,
+            op,
+        });
+    }
+    let lag = |rng: &mut Rng| Duration(*rng.pick(&[0, 0, 0, 500, 2_000]));
+    Scenario {
+        name: format!("random-{seed}"),
+        description: String::new(),
+        refs: vec![],
+        admission: Admission {
+            default_toleration_seconds: rng.chance(50),
+            ..Admission::default()
+        },
+        runtime: RuntimeKnobs {
+            node_informer_lag: lag(&mut rng),
+            pod_informer_lag: lag(&mut rng),
+            api_latency: Duration(*rng.pick(&[0, 0, 50])),
+            ..RuntimeKnobs::default()
+        },
+        until: Time(at as i64 + 400_000),
+        nodes,
+        pods,
+        ops,
+        expect: BTreeMap::new(),
+    }
+}
+
+#[test]
+fn random_scenarios_are_deterministic_and_varied() {
+    assert_eq!(random_scenario(7), random_scenario(7));
+    let kinds: std::collections::BTreeSet<String> = (0..200)
+        .flat_map(|s| random_scenario(s).ops)
+        .map(|o| format!("{:?}", o.op).split([' ', '(', '{']).next().unwrap().to_string())
+        .collect();
+    assert!(kinds.len() >= 9, "{kinds:?}");
+}
