@@ -253,6 +253,16 @@ impl Shared {
         &self.config.profile
     }
 
+    /// The `now` a handler decides with (one tick early for the off-by-one mutant).
+    fn decision_now(&self) -> Time {
+        let now = self.timers.now();
+        #[cfg(feature = "mutants")]
+        if self.mutant == Some(Mutant::OffByOneTick) {
+            return Time(now.millis() - 1);
+        }
+        now
+    }
+
     /// The caches as this incarnation reads them.
     fn view<'a>(&self, cache: &'a Cache) -> View<'a> {
         #[cfg(feature = "mutants")]
@@ -347,7 +357,7 @@ impl Shared {
         if self.stopped.load(Ordering::SeqCst) {
             return;
         }
-        let now = self.timers.now();
+        let now = self.decision_now();
         let mut out = Vec::new();
         let mut touched = Vec::new();
         self.informers().read(|cache| {
@@ -383,7 +393,7 @@ impl Shared {
         if self.stopped.load(Ordering::SeqCst) {
             return;
         }
-        let now = self.timers.now();
+        let now = self.decision_now();
         let mut out = Vec::new();
         let touched = self.informers().read(|cache| {
             let view = self.view(cache);
@@ -443,12 +453,8 @@ impl Shared {
     /// A core timer fired (CORE-A11).
     fn fire(self: &Arc<Self>, timer: TimerId) {
         lock(&self.armed).remove(&timer);
-        #[cfg(feature = "mutants")]
-        let early = i64::from(self.mutant == Some(Mutant::OffByOneTick));
-        #[cfg(not(feature = "mutants"))]
-        let early = 0;
         self.work_step(WorkId(timer.0), |q, p, cache, now, out| {
-            work::fire_timer(q, timer, p, cache, Time(now.millis() + early), out);
+            work::fire_timer(q, timer, p, cache, now, out);
         });
     }
 
@@ -498,11 +504,6 @@ impl Shared {
                 }),
                 Effect::Api(request) => self.send(request, now),
                 Effect::ArmTimer { id, fire_at } => {
-                    #[cfg(feature = "mutants")]
-                    let fire_at = match self.mutant {
-                        Some(Mutant::OffByOneTick) => Time(fire_at.millis() - 1),
-                        _ => fire_at,
-                    };
                     let me = self.clone();
                     let handle = self.timers.arm(fire_at, Box::new(move || me.fire(id)));
                     if let Some(old) = lock(&self.armed).insert(id, handle) {

@@ -34,7 +34,7 @@ pub enum Mutant {
     DeletesSameNameSuccessor,
     /// Keeps its timers (and all memory) across a controller restart.
     KeepsTimersAcrossRestart,
-    /// Fires every timer one tick (1 ms) early.
+    /// Computes every deadline one tick (1 ms) early: its handlers' clock is 1 ms behind.
     OffByOneTick,
     /// Sends every DELETE twice.
     DeletesTwice,

@@ -23,7 +23,7 @@ pub mod manifest;
 pub mod matching;
 pub mod oracle;
 pub mod profile;
-// TEMP pub mod recording;
+pub mod recording;
 pub mod scenario;
 pub mod scheduler;
 #[cfg(any(test, feature = "proptest"))]
