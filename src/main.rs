@@ -21,6 +21,8 @@ enum Command {
     Run(cmd::run::RunArgs),
     /// Check a trace against a profile: does some legal behaviour explain it?
     Conform(cmd::conform::ConformArgs),
+    /// Turn kubectl watch recordings of a real cluster into a trace.
+    Import(cmd::import::ImportArgs),
     /// Validate Pod and Node manifests as the API server would.
     Validate(cmd::validate::ValidateArgs),
     /// Explain what a node's taints mean for a pod.
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         }
         Command::Run(args) => cmd::run::run(args),
         Command::Conform(args) => cmd::conform::run(&args),
+        Command::Import(args) => cmd::import::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),
     }

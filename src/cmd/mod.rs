@@ -2,5 +2,6 @@
 
 pub mod conform;
 pub mod explain;
+pub mod import;
 pub mod run;
 pub mod validate;
