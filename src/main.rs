@@ -21,6 +21,8 @@ enum Command {
     Run(cmd::run::RunArgs),
     /// Check a trace against a profile: does some legal behaviour explain it?
     Conform(cmd::conform::ConformArgs),
+    /// The envelope of legal outcomes of a scenario, per pod.
+    Expect(cmd::expect::ExpectArgs),
     /// Turn kubectl watch recordings of a real cluster into a trace.
     Import(cmd::import::ImportArgs),
     /// Validate Pod and Node manifests as the API server would.
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         }
         Command::Run(args) => cmd::run::run(args),
         Command::Conform(args) => cmd::conform::run(&args),
+        Command::Expect(args) => cmd::expect::run(&args),
         Command::Import(args) => cmd::import::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),

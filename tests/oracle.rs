@@ -47,7 +47,9 @@ fn bound(s: &Scenario) -> Duration {
     for op in &s.ops {
         match &op.op {
             Op::SetInformerLag { nodes, pods } => {
-                d = d.max(nodes.unwrap_or_default()).max(pods.unwrap_or_default());
+                d = d
+                    .max(nodes.unwrap_or_default())
+                    .max(pods.unwrap_or_default());
             }
             Op::DropWatch { duration, .. } => d = Duration(d.millis() + duration.millis()),
             _ => {}
@@ -195,8 +197,8 @@ impl Rng {
         self.next() % n
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
     }
 
     fn chance(&mut self, percent: u64) -> bool {
@@ -211,10 +213,10 @@ fn taint(key: &str, effect: TaintEffect) -> Taint {
 }
 
 fn toleration(rng: &mut Rng) -> Toleration {
-    let seconds = *rng.pick(&[None, Some(0), Some(5), Some(30), Some(60), Some(300)]);
+    let seconds = rng.pick(&[None, Some(0), Some(5), Some(30), Some(60), Some(300)]);
     match rng.below(4) {
         0 => Toleration::exists("", None, None),
-        _ => Toleration::exists(*rng.pick(&KEYS), Some(TaintEffect::NoExecute), seconds),
+        _ => Toleration::exists(rng.pick(&KEYS), Some(TaintEffect::NoExecute), seconds),
     }
 }
 
@@ -228,7 +230,7 @@ fn random_scenario(seed: u64) -> Scenario {
         .map(|name| Node {
             name: (*name).into(),
             taints: if rng.chance(25) {
-                vec![taint(*rng.pick(&KEYS), TaintEffect::NoExecute)]
+                vec![taint(rng.pick(&KEYS), TaintEffect::NoExecute)]
             } else {
                 vec![]
             },
@@ -258,8 +260,8 @@ fn random_scenario(seed: u64) -> Scenario {
     let mut uids = 1;
     for _ in 0..1 + rng.below(8) {
         at += rng.below(120_000);
-        let node: &str = *rng.pick(&["n1", "n2"]);
-        let pod = rng.pick(&pod_names).clone();
+        let node: &str = rng.pick(&["n1", "n2"]);
+        let pod = pod_names[rng.below(pod_names.len() as u64) as usize].clone();
         let op = match rng.below(12) {
             0..=3 => {
                 let effect = if rng.chance(85) {
@@ -269,24 +271,20 @@ fn random_scenario(seed: u64) -> Scenario {
                 };
                 Op::Taint {
                     node: node.into(),
-                    spec: TaintSpec::Add(Taint::new(
-                        *rng.pick(&KEYS),
-                        &format!("v{at}"),
-                        effect,
-                    )),
+                    spec: TaintSpec::Add(Taint::new(rng.pick(&KEYS), &format!("v{at}"), effect)),
                 }
             }
             4 | 5 => Op::Taint {
                 node: node.into(),
                 spec: TaintSpec::Remove {
-                    key: (*rng.pick(&KEYS)).into(),
+                    key: rng.pick(&KEYS).into(),
                     effect: None,
                 },
             },
             6 => Op::SetTolerationSeconds {
                 key: pod,
                 index: 0,
-                seconds: *rng.pick(&[None, Some(0), Some(10), Some(600)]),
+                seconds: rng.pick(&[None, Some(0), Some(10), Some(600)]),
             },
             7 => Op::AddToleration {
                 key: pod,
@@ -310,7 +308,7 @@ fn random_scenario(seed: u64) -> Scenario {
                 _ => Op::RestartController,
             },
             10 => Op::FailRequests {
-                verb: *rng.pick(&[RequestVerb::Get, RequestVerb::Patch, RequestVerb::Delete]),
+                verb: rng.pick(&[RequestVerb::Get, RequestVerb::Patch, RequestVerb::Delete]),
                 pod: None,
                 times: 1 + rng.below(6) as u32,
                 result: ResponseResult::Failed,
@@ -323,7 +321,7 @@ fn random_scenario(seed: u64) -> Scenario {
             op,
         });
     }
-    let lag = |rng: &mut Rng| Duration(*rng.pick(&[0, 0, 0, 500, 2_000]));
+    let lag = |rng: &mut Rng| Duration(rng.pick(&[0, 0, 0, 500, 2_000]));
     Scenario {
         name: format!("random-{seed}"),
         description: String::new(),
@@ -335,7 +333,7 @@ fn random_scenario(seed: u64) -> Scenario {
         runtime: RuntimeKnobs {
             node_informer_lag: lag(&mut rng),
             pod_informer_lag: lag(&mut rng),
-            api_latency: Duration(*rng.pick(&[0, 0, 50])),
+            api_latency: Duration(rng.pick(&[0, 0, 50])),
             ..RuntimeKnobs::default()
         },
         until: Time(at as i64 + 400_000),
@@ -351,7 +349,13 @@ fn random_scenarios_are_deterministic_and_varied() {
     assert_eq!(random_scenario(7), random_scenario(7));
     let kinds: std::collections::BTreeSet<String> = (0..200)
         .flat_map(|s| random_scenario(s).ops)
-        .map(|o| format!("{:?}", o.op).split([' ', '(', '{']).next().unwrap().to_string())
+        .map(|o| {
+            format!("{:?}", o.op)
+                .split([' ', '(', '{'])
+                .next()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert!(kinds.len() >= 9, "{kinds:?}");
 }

@@ -147,7 +147,15 @@ impl Controller {
         lags: InformerLags,
         probe: Option<Probe>,
     ) -> Controller {
-        Controller::launch(config, api, timers, recorder, lags, probe, Mutation::default())
+        Controller::launch(
+            config,
+            api,
+            timers,
+            recorder,
+            lags,
+            probe,
+            Mutation::default(),
+        )
     }
 
     /// [`Controller::start_probed`], running `mutant` (accuracy tests only).

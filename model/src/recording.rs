@@ -73,7 +73,11 @@ pub fn import(files: &[(&str, &str)]) -> Result<Vec<TraceRecord>, RecordingError
     if let Some(first) = r.lines.first() {
         out[0].t = first.0;
     }
-    out.extend(r.lines.into_iter().map(|(t, _, event)| TraceRecord { t, event }));
+    out.extend(
+        r.lines
+            .into_iter()
+            .map(|(t, _, event)| TraceRecord { t, event }),
+    );
     Ok(out)
 }
 
@@ -135,7 +139,12 @@ impl Importer {
         }
         match v.get("kind").and_then(Value::as_str) {
             Some("List") | Some("PodList") | Some("NodeList") | Some("EventList") => {
-                for item in v.get("items").and_then(Value::as_array).into_iter().flatten() {
+                for item in v
+                    .get("items")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     self.object("ADDED", item).map_err(err)?;
                 }
                 Ok(())
@@ -165,8 +174,16 @@ impl Importer {
         let rv = resource_version(&n.metadata);
         if change == "DELETED" {
             if self.nodes.remove(&node.name).is_some() {
-                let t = deletion_time(&n.metadata).unwrap_or(self.last).max(self.last);
-                self.push(t, TraceEvent::NodeDeleted { rv, name: node.name });
+                let t = deletion_time(&n.metadata)
+                    .unwrap_or(self.last)
+                    .max(self.last);
+                self.push(
+                    t,
+                    TraceEvent::NodeDeleted {
+                        rv,
+                        name: node.name,
+                    },
+                );
             }
             return;
         }
@@ -199,7 +216,9 @@ impl Importer {
         let key = pod.key.clone();
         if change == "DELETED" {
             if self.pods.remove(&key).is_some() {
-                let t = deletion_time(&p.metadata).unwrap_or(self.last).max(self.last);
+                let t = deletion_time(&p.metadata)
+                    .unwrap_or(self.last)
+                    .max(self.last);
                 self.push(
                     t,
                     TraceEvent::PodDeleted {
@@ -321,7 +340,9 @@ fn parse<T: serde::de::DeserializeOwned>(v: &Value, kind: &str) -> Result<T, Str
 }
 
 fn timestamp(s: &str) -> Option<Time> {
-    s.parse::<Timestamp>().ok().map(|t| Time(t.as_millisecond()))
+    s.parse::<Timestamp>()
+        .ok()
+        .map(|t| Time(t.as_millisecond()))
 }
 
 fn meta_time(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<Time> {

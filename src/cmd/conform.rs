@@ -101,7 +101,12 @@ pub fn run(args: &ConformArgs) -> ExitCode {
         }
     }
     let Some(o) = oracle else {
-        return bad(args, &name, n.max(1), "kind: expected the header line first");
+        return bad(
+            args,
+            &name,
+            n.max(1),
+            "kind: expected the header line first",
+        );
     };
     let observe = o.observe();
     let p = profile.expect("set with the oracle");
@@ -128,9 +133,7 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(Error::Violation(v)) => {
-            violation(args, &name, &v, &kept, p, observe.deletions)
-        }
+        Err(Error::Violation(v)) => violation(args, &name, &v, &kept, p, observe.deletions),
         Err(e) => bad_error(args, &e.to_string()),
     }
 }

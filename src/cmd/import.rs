@@ -30,7 +30,10 @@ pub fn run(args: &ImportArgs) -> ExitCode {
             }
         }
     }
-    let files: Vec<(&str, &str)> = texts.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
+    let files: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .collect();
     let trace = match import(&files) {
         Ok(trace) => trace,
         Err(e) => {

@@ -1,6 +1,7 @@
 //! One module per subcommand: each parses its own arguments, calls the library and prints.
 
 pub mod conform;
+pub mod expect;
 pub mod explain;
 pub mod import;
 pub mod run;

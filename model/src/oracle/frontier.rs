@@ -40,7 +40,10 @@ pub enum Output {
     Event(EventRecord),
     Request(ApiRequest),
     /// A successful DELETE of this incarnation (traces that observe deletions).
-    Deleted { pod: PodKey, uid: Uid },
+    Deleted {
+        pod: PodKey,
+        uid: Uid,
+    },
 }
 
 /// A controller output as a trace line shows it.
@@ -73,7 +76,9 @@ impl Output {
             (Output::Request(r), Seen::Request { verb, pod, uid, .. }) => {
                 r.verb == *verb && r.pod == *pod && (uid.is_none() || *uid == r.uid)
             }
-            (Output::Deleted { pod, uid }, Seen::Deleted { pod: p, uid: u }) => pod == p && uid == u,
+            (Output::Deleted { pod, uid }, Seen::Deleted { pod: p, uid: u }) => {
+                pod == p && uid == u
+            }
             _ => false,
         }
     }
@@ -194,9 +199,10 @@ impl State {
             && c.shards()
                 .iter()
                 .all(|s| s.nodes.is_empty() && s.pods.is_empty() && s.worker == Worker::Idle)
-            && c.timed_queue().works().values().all(|w| {
-                !matches!(w.phase, WorkPhase::Spawned | WorkPhase::Finished { .. })
-            })
+            && c.timed_queue()
+                .works()
+                .values()
+                .all(|w| !matches!(w.phase, WorkPhase::Spawned | WorkPhase::Finished { .. }))
     }
 
     /// Whether this behaviour has nothing left that concerns `pod`: the component can be
@@ -276,9 +282,7 @@ impl Machine {
             for e in effects.drain(..) {
                 match e {
                     Effect::Event(ev) if self.observe.events => s.owed.push_back(Output::Event(ev)),
-                    Effect::Api(r) if self.observe.requests => {
-                        s.owed.push_back(Output::Request(r))
-                    }
+                    Effect::Api(r) if self.observe.requests => s.owed.push_back(Output::Request(r)),
                     _ => {}
                 }
             }
@@ -298,9 +302,11 @@ impl Machine {
     /// name (minus the incarnations this behaviour deleted), honouring UID preconditions and
     /// any injected fault.
     fn answer(&self, s: &mut State, r: &ApiRequest, now: Time, truth: &Truth) -> ApiResult {
-        if let Some(f) = s.faults.iter_mut().find(|f| {
-            f.left > 0 && f.verb == r.verb && f.pod.as_ref().is_none_or(|p| *p == r.pod)
-        }) {
+        if let Some(f) = s
+            .faults
+            .iter_mut()
+            .find(|f| f.left > 0 && f.verb == r.verb && f.pod.as_ref().is_none_or(|p| *p == r.pod))
+        {
             f.left -= 1;
             return f.result.clone();
         }
@@ -359,7 +365,11 @@ impl Machine {
     /// delivery's bound, a timer's due time and its bound.
     pub fn next_instant(&self, s: &State, now: Time) -> Option<Time> {
         let b = self.bound;
-        let deliveries = s.nodes.iter().map(|p| p.at).chain(s.pods.iter().map(|p| p.at));
+        let deliveries = s
+            .nodes
+            .iter()
+            .map(|p| p.at)
+            .chain(s.pods.iter().map(|p| p.at));
         let deliveries = deliveries.map(|at| at.plus(b));
         let timers = s
             .ctrl
@@ -374,7 +384,11 @@ impl Machine {
     /// The earliest instant at which `s` may be forced to act (for waking idle components).
     pub fn deadline(&self, s: &State) -> Option<Time> {
         let b = self.bound;
-        let deliveries = s.nodes.iter().map(|p| p.at).chain(s.pods.iter().map(|p| p.at));
+        let deliveries = s
+            .nodes
+            .iter()
+            .map(|p| p.at)
+            .chain(s.pods.iter().map(|p| p.at));
         let timers = s
             .ctrl
             .timed_queue()
@@ -435,7 +449,9 @@ impl Machine {
         }
         let mut agenda: BTreeMap<Time, Vec<State>> = BTreeMap::new();
         let mut arrived = Vec::new();
-        let schedule = |s: State, after: Time, agenda: &mut BTreeMap<Time, Vec<State>>,
+        let schedule = |s: State,
+                        after: Time,
+                        agenda: &mut BTreeMap<Time, Vec<State>>,
                         arrived: &mut Vec<State>| {
             match self.next_instant(&s, after).filter(|t| *t < to) {
                 Some(t) => agenda.entry(t).or_default().push(s),

@@ -36,8 +36,8 @@
 //! ([`Error::BadInput`]); a stream (a harness piping events as they happen) is checked as it
 //! arrives. [`Oracle::finish`] with an end instant also checks deadlines up to it.
 
+pub mod expect;
 mod frontier;
-// TEMP pub mod expect;
 mod replay;
 mod truth;
 pub mod verdict;

@@ -17,6 +17,9 @@ use crate::trace::{Observed, RequestVerb, ResponseResult, TraceEvent, TraceRecor
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
+/// A node change at an instant (`None`: deleted).
+type NodeChange = (Time, Option<Arc<Node>>);
+
 /// One pod name's frontier.
 #[derive(Clone, Debug)]
 pub(crate) struct Component {
@@ -41,7 +44,7 @@ pub struct Oracle {
     node_pods: BTreeMap<NodeName, BTreeSet<PodKey>>,
     /// Per node, its changes the controller may not have observed yet (within the bound),
     /// after the last one it surely has: what a component sees when it comes to the node.
-    node_log: BTreeMap<NodeName, VecDeque<(Time, Option<Arc<Node>>)>>,
+    node_log: BTreeMap<NodeName, VecDeque<NodeChange>>,
     wakes: BTreeSet<(Time, PodKey)>,
     /// Requests the trace sent and has not answered yet: which pod they are for.
     requests: BTreeMap<u64, PodKey>,
@@ -179,13 +182,19 @@ impl Oracle {
     /// and `until`: every deadline up to then is checked too.
     pub fn finish(mut self, until: Option<Time>) -> Result<Summary> {
         if let Some(until) = until {
-            self.line = 0;
-            let keys: Vec<PodKey> = self.components.keys().cloned().collect();
-            for key in keys {
-                self.advance(&key, until)?;
-            }
+            self.close(until)?;
         }
         Ok(self.summary())
+    }
+
+    /// Moves every component to `until`, the end of the trace.
+    pub(crate) fn close(&mut self, until: Time) -> Result<()> {
+        self.line = 0;
+        let keys: Vec<PodKey> = self.components.keys().cloned().collect();
+        for key in keys {
+            self.advance(&key, until)?;
+        }
+        Ok(())
     }
 
     /// The summary so far.
@@ -199,10 +208,6 @@ impl Oracle {
     /// The instant of the last line fed.
     pub fn last_time(&self) -> Option<Time> {
         self.last
-    }
-
-    pub(crate) fn truth(&self) -> &Truth {
-        &self.truth
     }
 
     /// `expect`: the scenario's injected failures from `at` on.
@@ -272,10 +277,14 @@ impl Oracle {
         }
         let mut death = None;
         let states = std::mem::take(&mut c.states);
-        c.states = self.machine.advance(states, c.now, t, &self.truth, &mut death);
+        c.states = self
+            .machine
+            .advance(states, c.now, t, &self.truth, &mut death);
         c.now = t;
         if c.states.is_empty() {
-            let why = self.truth.why(key, self.machine.config.profile.comparison_operators);
+            let why = self
+                .truth
+                .why(key, self.machine.config.profile.comparison_operators);
             let (message, expected) = match &death {
                 Some(d) => verdict::overdue(key, &d.output, d.at, t, &why, self.machine.bound),
                 None => (
@@ -319,7 +328,11 @@ impl Oracle {
         if let Some(old) = c.wake.take() {
             self.wakes.remove(&(old, key.clone()));
         }
-        let wake = c.states.iter().filter_map(|s| self.machine.deadline(s)).min();
+        let wake = c
+            .states
+            .iter()
+            .filter_map(|s| self.machine.deadline(s))
+            .min();
         if let Some(w) = wake {
             self.wakes.insert((w, key.clone()));
         }
@@ -406,12 +419,14 @@ impl Oracle {
 
     fn pod_changed(&mut self, pod: &Pod, terminating: bool, t: Time, modified: bool) -> Result<()> {
         let key = pod.key.clone();
-        let known = self.truth.pods.get(&key).map(|p| (p.pod.uid.clone(), p.terminating));
+        let known = self
+            .truth
+            .pods
+            .get(&key)
+            .map(|p| (p.pod.uid.clone(), p.terminating));
         match (&known, modified) {
             (None, true) => {
-                return Err(self.bad(&format!(
-                    "pod {key} modified, but the trace never added it"
-                )))
+                return Err(self.bad(&format!("pod {key} modified, but the trace never added it")))
             }
             (Some((uid, _)), true) if *uid != pod.uid => {
                 return Err(self.bad(&format!(
@@ -453,9 +468,7 @@ impl Oracle {
 
     fn pod_deleted(&mut self, key: &PodKey, uid: &Uid, t: Time) -> Result<()> {
         let Some(known) = self.truth.pods.get(key) else {
-            return Err(self.bad(&format!(
-                "pod {key} deleted, but the trace never added it"
-            )));
+            return Err(self.bad(&format!("pod {key} deleted, but the trace never added it")));
         };
         if known.pod.uid != *uid {
             return Err(self.bad(&format!(
@@ -570,7 +583,9 @@ impl Oracle {
         };
         self.advance(&key, t)?;
         let result = match result {
-            ResponseResult::Ok => ApiResult::Ok(uid.clone().or_else(|| self.truth.uid(&key).cloned())),
+            ResponseResult::Ok => {
+                ApiResult::Ok(uid.clone().or_else(|| self.truth.uid(&key).cloned()))
+            }
             ResponseResult::NotFound => ApiResult::NotFound,
             ResponseResult::PreconditionFailed => ApiResult::PreconditionFailed,
             ResponseResult::Failed => ApiResult::Failed,

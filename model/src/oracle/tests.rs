@@ -4,9 +4,7 @@
 use super::*;
 use crate::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
 use crate::time::Time;
-use crate::trace::{
-    Observed, RequestVerb, ResponseResult, TraceEvent, TraceRecord, TRACE_VERSION,
-};
+use crate::trace::{Observed, RequestVerb, ResponseResult, TraceEvent, TraceRecord, TRACE_VERSION};
 
 const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 
@@ -34,10 +32,7 @@ impl T {
     }
 
     fn at(mut self, ms: i64, event: TraceEvent) -> T {
-        self.records.push(TraceRecord {
-            t: Time(ms),
-            event,
-        });
+        self.records.push(TraceRecord { t: Time(ms), event });
         self
     }
 
@@ -89,7 +84,11 @@ impl T {
         let id = self.next_id;
         self.next_id += 1;
         let uid = (verb != RequestVerb::Delete).then(|| Uid("u1".into()));
-        let uid = if verb == RequestVerb::Patch { uid } else { None };
+        let uid = if verb == RequestVerb::Patch {
+            uid
+        } else {
+            None
+        };
         self = self.at(
             ms,
             TraceEvent::Request {
@@ -169,12 +168,21 @@ fn eviction_at_the_deadline_conforms() {
 #[test]
 fn eviction_anywhere_inside_the_window_conforms_and_outside_does_not() {
     // Delivered within 1 s of 2 s, the timer fires at 302-303 s and within 1 s of that.
-    for (at, ok) in [(302_000, true), (303_700, true), (304_000, true), (304_001, false)] {
+    for (at, ok) in [
+        (302_000, true),
+        (303_700, true),
+        (304_000, true),
+        (304_001, false),
+    ] {
         let trace = tainted_at_2s().evict(at);
         let r = trace.check(Profile::latest(), 1_000, None);
         assert_eq!(r.is_ok(), ok, "evicted at {at}: {r:?}");
     }
-    let v = violation(tainted_at_2s().evict(301_999).check(Profile::latest(), 1_000, None));
+    let v = violation(
+        tainted_at_2s()
+            .evict(301_999)
+            .check(Profile::latest(), 1_000, None),
+    );
     assert_eq!(v.line, Some(5));
     assert_eq!(
         v.message,
@@ -237,7 +245,8 @@ fn a_taint_removed_in_time_cancels_and_a_late_deletion_is_rejected() {
     removed.check(Profile::latest(), 0, Some(500_000)).unwrap();
     let v = violation(removed.evict(302_000).check(Profile::latest(), 0, None));
     assert!(
-        v.message.contains("but node n1 has no NoExecute taint since 200.000s"),
+        v.message
+            .contains("but node n1 has no NoExecute taint since 200.000s"),
         "{}",
         v.message
     );
@@ -267,7 +276,9 @@ fn v1_18_forever_does_not_cancel_but_latest_does() {
     assert!(v.message.contains("should have been"), "{}", v.message);
     // latest: cancelled, with the event.
     let cancelled = trace.event(100_000, "Cancelling deletion of Pod default/web-0");
-    cancelled.check(Profile::latest(), 0, Some(400_000)).unwrap();
+    cancelled
+        .check(Profile::latest(), 0, Some(400_000))
+        .unwrap();
 }
 
 #[test]

@@ -227,14 +227,21 @@ impl fmt::Display for Why {
             Why::Unbound => f.write_str("it is not bound to a node"),
             Why::NoNode { node } => write!(f, "its node {node} does not exist"),
             Why::NoTaints { node } => write!(f, "node {node} has no NoExecute taint"),
-            Why::Untolerated { node, taint, from: since } => write!(
+            Why::Untolerated {
+                node,
+                taint,
+                from: since,
+            } => write!(
                 f,
                 "it does not tolerate {taint}:{} on node {node} ({})",
                 TaintEffect::NoExecute,
                 from(since)
             ),
             Why::Forever { node } => {
-                write!(f, "it tolerates every NoExecute taint of node {node} forever")
+                write!(
+                    f,
+                    "it tolerates every NoExecute taint of node {node} forever"
+                )
             }
             Why::Tolerates {
                 taint,

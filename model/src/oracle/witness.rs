@@ -120,10 +120,17 @@ pub fn scenario(
 
     let mut out = String::new();
     let name = format!("witness-{}", v.pod.name);
-    let _ = writeln!(out, "# Witness written by `taintcheck conform` (spec ORACLE-9).");
+    let _ = writeln!(
+        out,
+        "# Witness written by `taintcheck conform` (spec ORACLE-9)."
+    );
     let _ = writeln!(out, "name: {}", json!(name));
     let _ = writeln!(out, "description: {}", json!(v.message));
-    let _ = writeln!(out, "admission: {}", json!({"defaultTolerationSeconds": false}));
+    let _ = writeln!(
+        out,
+        "admission: {}",
+        json!({"defaultTolerationSeconds": false})
+    );
     list(&mut out, "nodes", &w.initial_nodes);
     list(&mut out, "pods", &w.initial_pods);
     list(&mut out, "ops", &w.ops);
@@ -316,7 +323,12 @@ impl Writer {
         let name = json!(pod_name(&pod.key));
         if old.node_name.is_none() {
             if let Some(n) = &pod.node_name {
-                self.op_with(at.clone(), "bindPod", name.clone(), &[("node", json!(&**n))]);
+                self.op_with(
+                    at.clone(),
+                    "bindPod",
+                    name.clone(),
+                    &[("node", json!(&**n))],
+                );
             }
         }
         for (i, (o, n)) in old.tolerations.iter().zip(&pod.tolerations).enumerate() {

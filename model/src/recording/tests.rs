@@ -14,7 +14,10 @@ fn kinds(trace: &[TraceRecord]) -> Vec<(i64, String)> {
         .iter()
         .map(|r| {
             let line = serde_json::to_value(r).unwrap();
-            (r.t.millis() - TEN, line["kind"].as_str().unwrap().to_string())
+            (
+                r.t.millis() - TEN,
+                line["kind"].as_str().unwrap().to_string(),
+            )
         })
         .collect()
 }
@@ -76,5 +79,9 @@ fn bad_json_names_the_file_and_line() {
     )])
     .unwrap_err();
     assert_eq!(err.line, 2);
-    assert!(err.message.starts_with("Pod: metadata: "), "{}", err.message);
+    assert!(
+        err.message.starts_with("Pod: metadata: "),
+        "{}",
+        err.message
+    );
 }
