@@ -19,6 +19,8 @@ enum Command {
     Check,
     /// Run a scenario on the reference runtime and check its expectations.
     Run(cmd::run::RunArgs),
+    /// Measure: `bench oracle` checks the scale scenario's trace and reports its speed.
+    Bench(cmd::bench::BenchArgs),
     /// Check a trace against a profile: does some legal behaviour explain it?
     Conform(cmd::conform::ConformArgs),
     /// The envelope of legal outcomes of a scenario, per pod.
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Command::Run(args) => cmd::run::run(args),
+        Command::Bench(args) => cmd::bench::run(&args),
         Command::Conform(args) => cmd::conform::run(&args),
         Command::Expect(args) => cmd::expect::run(&args),
         Command::Import(args) => cmd::import::run(&args),

@@ -17,7 +17,6 @@ use crate::core::{
     Verb, WorkPhase, Worker,
 };
 use crate::time::{Duration, Time};
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -217,13 +216,86 @@ impl State {
             && self.pipeline_idle()
     }
 
-    /// A 64-bit fingerprint (fixed keys, so deterministic): the frontier is deduplicated by
-    /// fingerprint, as stateright's visited set is.
+    /// A 64-bit fingerprint: the frontier is deduplicated by fingerprint, as stateright's
+    /// visited set is. Cached objects are shared with the trace's truth and hashed by address:
+    /// equal states built from the same trace lines share them, and a state that differs only
+    /// in sharing is merely kept twice.
     fn fingerprint(&self) -> u64 {
-        let mut h = DefaultHasher::new();
-        self.hash(&mut h);
+        let mut h = Fx(0);
+        self.ctrl.hash(&mut h);
+        for (name, node) in &self.cache.nodes {
+            name.hash(&mut h);
+            h.write_usize(Arc::as_ptr(node) as usize);
+        }
+        for (key, pod) in &self.cache.pods {
+            key.hash(&mut h);
+            h.write_usize(Arc::as_ptr(pod) as usize);
+        }
+        for p in &self.nodes {
+            h.write_i64(p.at.millis());
+            h.write_usize(p.new.as_ref().map_or(0, |n| Arc::as_ptr(n) as usize));
+        }
+        h.write_u8(0xff);
+        for p in &self.pods {
+            h.write_i64(p.at.millis());
+            h.write_usize(p.new.as_ref().map_or(0, |n| Arc::as_ptr(n) as usize));
+        }
+        self.owed.hash(&mut h);
+        self.sent.hash(&mut h);
+        self.deleted.hash(&mut h);
+        self.faults.hash(&mut h);
         h.finish()
     }
+}
+
+/// rustc's Fx hash: a fast, deterministic, non-cryptographic hasher for fingerprints.
+struct Fx(u64);
+
+impl Fx {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(tail) ^ (rest.len() as u64) << 56);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A move of a state (ORACLE-3).
+#[derive(Clone, Debug)]
+enum Move {
+    DeliverNode,
+    DeliverPod,
+    Step(Step),
 }
 
 /// Why a behaviour ended: at `at` it owed `output`, which the trace does not show then.
@@ -250,29 +322,68 @@ impl Machine {
     /// Every move from `s` at `now`: an informer delivery (per kind, in order) or an enabled
     /// controller step. A state that owes outputs does not move until the trace shows them: the
     /// outputs of one step are contiguous in a trace. Spec: ORACLE-3.
-    pub fn moves(&self, s: &State, now: Time, truth: &Truth, out: &mut Vec<State>) {
+    fn moves(&self, s: &State, now: Time) -> Vec<Move> {
+        let mut out = Vec::new();
         if !s.owed.is_empty() {
-            return;
+            return out;
         }
         if !s.nodes.is_empty() {
-            let mut n = s.clone();
-            n.deliver_node();
-            out.push(n);
+            out.push(Move::DeliverNode);
         }
         if !s.pods.is_empty() {
-            let mut n = s.clone();
-            n.deliver_pod();
-            out.push(n);
+            out.push(Move::DeliverPod);
         }
         let mut steps: Vec<Step> = Vec::new();
         s.ctrl.enabled_steps(now, &mut steps);
-        for step in steps {
-            let mut n = s.clone();
-            let mut effects = Vec::new();
-            n.ctrl.step(step, &n.cache, now, &mut effects);
-            self.absorb(&mut n, effects, now, truth);
-            out.push(n);
+        out.extend(steps.into_iter().map(Move::Step));
+        out
+    }
+
+    /// Follows `s` through steps that are its only move while its pipeline is busy (a chain
+    /// no other order can reach differently), without cloning or fingerprinting the states in
+    /// between; returns the first state with a choice, a way out, or outputs, and its moves.
+    fn chain(&self, mut s: State, now: Time, truth: &Truth) -> (State, Vec<Move>) {
+        loop {
+            let moves = self.moves(&s, now);
+            let forced = matches!(moves.as_slice(), [Move::Step(_)]) && !s.pipeline_idle();
+            if !forced {
+                return (s, moves);
+            }
+            let m = moves.into_iter().next().expect("one move");
+            s = self.apply(s, m, now, truth);
+            if !s.owed.is_empty() {
+                return (s, Vec::new());
+            }
         }
+    }
+
+    /// `s` after `m`.
+    fn apply(&self, mut s: State, m: Move, now: Time, truth: &Truth) -> State {
+        match m {
+            Move::DeliverNode => s.deliver_node(),
+            Move::DeliverPod => s.deliver_pod(),
+            Move::Step(step) => {
+                let mut effects = Vec::new();
+                s.ctrl.step(step, &s.cache, now, &mut effects);
+                self.absorb(&mut s, effects, now, truth);
+            }
+        }
+        s
+    }
+
+    /// Every successor of `s`, the last one built from `s` itself (no clone in a chain).
+    fn successors(&self, s: State, moves: Vec<Move>, now: Time, truth: &Truth) -> Vec<State> {
+        let mut out = Vec::with_capacity(moves.len());
+        let mut rest = moves.into_iter().peekable();
+        while let Some(m) = rest.next() {
+            if rest.peek().is_some() {
+                out.push(self.apply(s.clone(), m, now, truth));
+            } else {
+                out.push(self.apply(s, m, now, truth));
+                break;
+            }
+        }
+        out
     }
 
     /// Turns effects into owed outputs; requests the trace does not observe are answered at
@@ -415,20 +526,30 @@ impl Machine {
             }
         }
         let mut out = Vec::new();
-        let mut next = Vec::new();
         while let Some(s) = stack.pop() {
             if let Some(head) = s.owed.front() {
                 record(death, now, head);
                 continue;
             }
-            self.moves(&s, now, truth, &mut next);
-            for n in next.drain(..) {
+            let (s, moves) = self.chain(s, now, truth);
+            if let Some(head) = s.owed.front() {
+                record(death, now, head);
+                continue;
+            }
+            let leave = self.may_leave(&s, now);
+            if moves.is_empty() {
+                if leave {
+                    out.push(s);
+                }
+                continue;
+            }
+            if leave {
+                out.push(s.clone());
+            }
+            for n in self.successors(s, moves, now, truth) {
                 if seen.insert(n.fingerprint()) {
                     stack.push(n);
                 }
-            }
-            if self.may_leave(&s, now) {
-                out.push(s);
             }
         }
         out
@@ -485,7 +606,6 @@ impl Machine {
             .filter(|s| visited.insert(s.fingerprint()))
             .collect();
         let mut out = Vec::new();
-        let mut next = Vec::new();
         while let Some(mut s) = stack.pop() {
             match s.owed.front() {
                 Some(head) if head.matches(seen) => {
@@ -501,8 +621,12 @@ impl Machine {
                     }
                 }
                 None => {
-                    self.moves(&s, now, truth, &mut next);
-                    for n in next.drain(..) {
+                    let (s, moves) = self.chain(s, now, truth);
+                    if !s.owed.is_empty() {
+                        stack.push(s);
+                        continue;
+                    }
+                    for n in self.successors(s, moves, now, truth) {
                         if visited.insert(n.fingerprint()) {
                             stack.push(n);
                         }

@@ -193,6 +193,7 @@ impl Oracle {
         let keys: Vec<PodKey> = self.components.keys().cloned().collect();
         for key in keys {
             self.advance(&key, until)?;
+            self.settled(&key)?;
         }
         Ok(())
     }
