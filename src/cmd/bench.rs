@@ -15,9 +15,7 @@ use std::time::Instant;
 use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
 use taintcheck_model::oracle::{Options, Oracle};
 use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{
-    Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp,
-};
+use taintcheck_model::scenario::{Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp};
 use taintcheck_model::taint_syntax::TaintSpec;
 use taintcheck_model::time::{Duration, Time};
 use taintcheck_model::trace::{to_line, TraceReader};
@@ -93,9 +91,10 @@ fn oracle(b: &OracleBench) -> ExitCode {
     let mut oracle = Oracle::with_options(Options::new(profile, Duration(b.latency_bound_ms)));
     let mut live = 0;
     for (i, line) in BufReader::new(file).lines().enumerate() {
-        let record = match line.map_err(|e| e.to_string()).and_then(|l| {
-            reader.push_line(i + 1, &l).map_err(|e| e.to_string())
-        }) {
+        let record = match line
+            .map_err(|e| e.to_string())
+            .and_then(|l| reader.push_line(i + 1, &l).map_err(|e| e.to_string()))
+        {
             Ok(Some(r)) => r,
             Ok(None) => continue,
             Err(e) => {
@@ -192,7 +191,10 @@ fn scale(nodes: usize, pods_per_node: usize, waves: usize) -> Scenario {
                 if *node == down + i {
                     *node = up + (id % half);
                     *uid += 1;
-                    op(at + 310_000, Op::CreatePod(spec(*id, *uid, &node_name(*node))));
+                    op(
+                        at + 310_000,
+                        Op::CreatePod(spec(*id, *uid, &node_name(*node))),
+                    );
                 }
             }
         }

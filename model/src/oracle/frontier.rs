@@ -249,7 +249,11 @@ impl State {
 }
 
 /// rustc's Fx hash: a fast, deterministic, non-cryptographic hasher for fingerprints.
-struct Fx(u64);
+#[derive(Default)]
+pub struct Fx(u64);
+
+/// Builds [`Fx`] hashers, for maps looked up on every trace line.
+pub type FxBuild = std::hash::BuildHasherDefault<Fx>;
 
 impl Fx {
     fn add(&mut self, word: u64) {
@@ -289,6 +293,9 @@ impl Hasher for Fx {
         self.0
     }
 }
+
+/// The longest chain of forced steps followed without deduplication.
+const CHAIN_LIMIT: usize = 1_000;
 
 /// A move of a state (ORACLE-3).
 #[derive(Clone, Debug)]
@@ -343,7 +350,8 @@ impl Machine {
     /// no other order can reach differently), without cloning or fingerprinting the states in
     /// between; returns the first state with a choice, a way out, or outputs, and its moves.
     fn chain(&self, mut s: State, now: Time, truth: &Truth) -> (State, Vec<Move>) {
-        loop {
+        // Every step makes progress; the bound only guards against a step that would not.
+        for _ in 0..CHAIN_LIMIT {
             let moves = self.moves(&s, now);
             let forced = matches!(moves.as_slice(), [Move::Step(_)]) && !s.pipeline_idle();
             if !forced {
@@ -355,6 +363,8 @@ impl Machine {
                 return (s, Vec::new());
             }
         }
+        let moves = self.moves(&s, now);
+        (s, moves)
     }
 
     /// `s` after `m`.
@@ -520,9 +530,13 @@ impl Machine {
     ) -> Vec<State> {
         let mut seen = HashSet::new();
         let mut stack = Vec::new();
-        for s in from {
-            if seen.insert(s.fingerprint()) {
-                stack.push(s);
+        if from.len() == 1 {
+            stack = from;
+        } else {
+            for s in from {
+                if seen.insert(s.fingerprint()) {
+                    stack.push(s);
+                }
             }
         }
         let mut out = Vec::new();
@@ -601,10 +615,13 @@ impl Machine {
         alternatives: &mut Vec<Output>,
     ) -> Vec<State> {
         let mut visited = HashSet::new();
-        let mut stack: Vec<State> = from
-            .into_iter()
-            .filter(|s| visited.insert(s.fingerprint()))
-            .collect();
+        let mut stack: Vec<State> = if from.len() == 1 {
+            from
+        } else {
+            from.into_iter()
+                .filter(|s| visited.insert(s.fingerprint()))
+                .collect()
+        };
         let mut out = Vec::new();
         while let Some(mut s) = stack.pop() {
             match s.owed.front() {

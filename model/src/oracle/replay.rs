@@ -6,7 +6,7 @@
 //! dispatchers), which the latency bound covers (ORACLE-6, P-compositionality). Node lines go to
 //! every component bound to the node; pod lines and outputs to the pod's component.
 
-use super::frontier::{Fault, Machine, Observe, Output, Pending, Seen, State};
+use super::frontier::{Fault, FxBuild, Machine, Observe, Output, Pending, Seen, State};
 use super::truth::Truth;
 use super::verdict::{self, BadInput, Error, Expected, Result, Summary, Violation};
 use super::Options;
@@ -14,7 +14,7 @@ use crate::api::{Node, NodeName, Pod, PodKey, Uid};
 use crate::core::{ApiResult, Config, Verb, EVENT_REASON};
 use crate::time::Time;
 use crate::trace::{Observed, RequestVerb, ResponseResult, TraceEvent, TraceRecord};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
 /// A node change at an instant (`None`: deleted).
@@ -40,7 +40,8 @@ pub struct Oracle {
     max_states: usize,
     keep: bool,
     truth: Truth,
-    pub(crate) components: BTreeMap<PodKey, Component>,
+    /// By pod; looked up on every line, so hashed (iterations sort the keys first).
+    pub(crate) components: HashMap<PodKey, Component, FxBuild>,
     node_pods: BTreeMap<NodeName, BTreeSet<PodKey>>,
     /// Per node, its changes the controller may not have observed yet (within the bound),
     /// after the last one it surely has: what a component sees when it comes to the node.
@@ -77,7 +78,7 @@ impl Oracle {
             max_states: options.max_states,
             keep: options.explore,
             truth: Truth::default(),
-            components: BTreeMap::new(),
+            components: HashMap::default(),
             node_pods: BTreeMap::new(),
             node_log: BTreeMap::new(),
             wakes: BTreeSet::new(),
@@ -190,7 +191,7 @@ impl Oracle {
     /// Moves every component to `until`, the end of the trace.
     pub(crate) fn close(&mut self, until: Time) -> Result<()> {
         self.line = 0;
-        let keys: Vec<PodKey> = self.components.keys().cloned().collect();
+        let keys = self.keys();
         for key in keys {
             self.advance(&key, until)?;
             self.settled(&key)?;
@@ -215,7 +216,7 @@ impl Oracle {
     pub(crate) fn inject(&mut self, fault: Fault, at: Time) -> Result<()> {
         let keys: Vec<PodKey> = match &fault.pod {
             Some(pod) => vec![pod.clone()],
-            None => self.components.keys().cloned().collect(),
+            None => self.keys(),
         };
         for key in keys {
             self.advance(&key, at)?;
@@ -226,6 +227,13 @@ impl Oracle {
             }
         }
         Ok(())
+    }
+
+    /// The pods tracked, in order.
+    fn keys(&self) -> Vec<PodKey> {
+        let mut keys: Vec<PodKey> = self.components.keys().cloned().collect();
+        keys.sort();
+        keys
     }
 
     fn bad(&self, message: &str) -> Error {
@@ -660,7 +668,7 @@ impl Oracle {
 
     fn restarted(&mut self, t: Time) -> Result<()> {
         self.requests.clear();
-        let keys: Vec<PodKey> = self.components.keys().cloned().collect();
+        let keys = self.keys();
         for key in keys {
             self.advance(&key, t)?;
             let Some(c) = self.components.get_mut(&key) else {
