@@ -1,6 +1,8 @@
 //! `taintcheck`: the command-line front end. It parses arguments, calls the library crates and
 //! prints; it decides nothing about taints itself.
 
+mod cmd;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -13,16 +15,16 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Model-check the taint manager (not yet implemented).
-    Check,
+    /// Model-check a controller profile on a configuration; print the verdict per property.
+    Check(cmd::check::CheckArgs),
+    /// Serve stateright's Explorer on the model.
+    Explore(cmd::explore::ExploreArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Check => {
-            eprintln!("taintcheck check: not yet implemented");
-            ExitCode::from(2)
-        }
+        Command::Check(args) => cmd::check::run(args),
+        Command::Explore(args) => cmd::explore::run(args),
     }
 }

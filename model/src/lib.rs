@@ -7,5 +7,8 @@
 //! on its own behalf. Inputs come in as arguments, decisions go out as values.
 
 pub mod api;
+pub mod check;
+pub mod core;
 pub mod matching;
+pub mod profile;
 pub mod time;
