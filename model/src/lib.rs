@@ -2,6 +2,8 @@
 //!
 //! * [`api`]: compact Kubernetes objects; [`time`]: the only notion of time (caller-supplied ms).
 //! * [`matching`]: upstream's toleration matching, the single source of every match decision.
+//! * [`profile`]: version profiles as named behaviour switches; [`core`]: the sans-IO controller.
+//! * [`check`]: the stateright model of the whole system (`taintcheck check` / `explore`).
 //!
 //! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O
 //! on its own behalf. Inputs come in as arguments, decisions go out as values.

@@ -24,10 +24,12 @@ pub fn tolerates(toleration: &Toleration, taint: &Taint, comparison_operators: b
         Operator::Equal => toleration.value == taint.value,
         Operator::Exists => true,
         Operator::Lt | Operator::Gt if !comparison_operators => false,
-        Operator::Lt => compare_values(&taint.value, &toleration.value)
-            .is_some_and(|(taint, tol)| taint < tol),
-        Operator::Gt => compare_values(&taint.value, &toleration.value)
-            .is_some_and(|(taint, tol)| taint > tol),
+        Operator::Lt => {
+            compare_values(&taint.value, &toleration.value).is_some_and(|(taint, tol)| taint < tol)
+        }
+        Operator::Gt => {
+            compare_values(&taint.value, &toleration.value).is_some_and(|(taint, tol)| taint > tol)
+        }
         Operator::Other(_) => false,
     }
 }
@@ -162,7 +164,11 @@ pub enum Verdict {
 
 /// See [`Verdict`]. Zero taints give `Tolerated(After(0))`, exactly as upstream's helpers do;
 /// callers must never act on that (semantics §4.4, spec CORE-PRE).
-pub fn verdict(taints: &[Taint], tolerations: &[Toleration], comparison_operators: bool) -> Verdict {
+pub fn verdict(
+    taints: &[Taint],
+    tolerations: &[Toleration],
+    comparison_operators: bool,
+) -> Verdict {
     let mut fold = MinToleration::default();
     for taint in taints {
         match first_tolerating(taint, tolerations, comparison_operators) {

@@ -1,0 +1,274 @@
+//! A sequential driver for tests: an in-memory cluster whose caches never lag, an API server that
+//! answers at once (with injectable failures), a virtual clock that jumps to the next timer, and
+//! the controller run step by step in a fixed fair order. Not the runtime: one thread, no
+//! channels, no real timers; just enough to replay upstream's unit tests and scenarios.
+
+use super::{ApiResult, ClusterView, Config, Controller, Effect, Immediate, Step, Verb};
+use crate::api::{Node, NodeName, Pod, PodKey};
+use crate::profile::Profile;
+use crate::time::{Duration, Time};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// An in-memory cluster: the API server's truth, and (in the driver) also the informer caches.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Cluster {
+    pub nodes: BTreeMap<NodeName, Node>,
+    pub pods: BTreeMap<PodKey, Pod>,
+}
+
+impl ClusterView for Cluster {
+    fn node(&self, name: &str) -> Option<&Node> {
+        self.nodes.get(name)
+    }
+
+    fn pod(&self, key: &PodKey) -> Option<&Pod> {
+        self.pods.get(key)
+    }
+
+    fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
+        self.pods
+            .values()
+            .filter(|p| p.node_name.as_deref() == Some(name))
+            .collect()
+    }
+}
+
+/// The driver. Fields are public so tests can inspect everything.
+#[derive(Clone, Debug)]
+pub struct Driver {
+    pub controller: Controller,
+    pub cluster: Cluster,
+    pub now: Time,
+    /// Every effect, with the instant it was produced.
+    pub log: Vec<(Time, Effect)>,
+    /// The outcome chosen for every two-`Now()` immediate path (see [`Immediate`]).
+    pub immediate: Immediate,
+    /// Requests of a verb to fail (with [`ApiResult::Failed`]) before answering normally.
+    pub failures: BTreeMap<Verb, u32>,
+}
+
+/// Guard against a livelock in a test: far more steps than any scenario needs.
+const MAX_STEPS_PER_SETTLE: usize = 100_000;
+
+impl Driver {
+    pub fn new(profile: Profile) -> Driver {
+        Driver::with_config(Config::new(profile))
+    }
+
+    pub fn with_config(config: Config) -> Driver {
+        Driver {
+            controller: Controller::new(config),
+            cluster: Cluster::default(),
+            now: Time::ZERO,
+            log: Vec::new(),
+            immediate: match config.profile.immediate_path {
+                crate::profile::ImmediatePath::TwoNows => Immediate::Timer,
+                crate::profile::ImmediatePath::SameNow => Immediate::Nil,
+            },
+            failures: BTreeMap::new(),
+        }
+    }
+
+    /// Create or replace a node, delivering the informer event.
+    pub fn put_node(&mut self, node: Node) {
+        let old = self.cluster.nodes.insert(node.name.clone(), node.clone());
+        self.controller.node_observed(old.as_ref(), Some(&node));
+    }
+
+    pub fn delete_node(&mut self, name: &str) {
+        if let Some(old) = self.cluster.nodes.remove(name) {
+            self.controller.node_observed(Some(&old), None);
+        }
+    }
+
+    /// Create or replace a pod, delivering the informer event.
+    pub fn put_pod(&mut self, pod: Pod) {
+        let old = self.cluster.pods.insert(pod.key.clone(), pod.clone());
+        self.controller.pod_observed(old.as_ref(), Some(&pod));
+    }
+
+    pub fn delete_pod(&mut self, key: &PodKey) {
+        if let Some(old) = self.cluster.pods.remove(key) {
+            self.controller.pod_observed(Some(&old), None);
+        }
+    }
+
+    /// Fail the next `n` requests of `verb`.
+    pub fn fail_next(&mut self, verb: Verb, n: u32) {
+        self.failures.insert(verb, n);
+    }
+
+    /// Run at the current instant until nothing is enabled and no request is pending: each round
+    /// runs every enabled step once, in [`Controller::enabled_steps`] order (taking the
+    /// driver's `immediate` choice), then answers every pending request.
+    pub fn settle(&mut self) {
+        let mut steps = Vec::new();
+        let mut effects = Vec::new();
+        let mut budget = MAX_STEPS_PER_SETTLE;
+        loop {
+            steps.clear();
+            self.controller.enabled_steps(self.now, &mut steps);
+            let offered = steps.clone();
+            let preferred = self.immediate;
+            steps.retain(|s| match s {
+                Step::WorkerContinue { worker, immediate } => {
+                    *immediate == preferred
+                        || !offered.contains(&Step::WorkerContinue {
+                            worker: *worker,
+                            immediate: preferred,
+                        })
+                }
+                _ => true,
+            });
+            let requests: Vec<_> = self.controller.pending_requests().cloned().collect();
+            if steps.is_empty() && requests.is_empty() {
+                return;
+            }
+            budget = budget
+                .checked_sub(steps.len() + requests.len())
+                .expect("driver: the controller does not settle");
+            for step in steps.drain(..) {
+                self.controller
+                    .step(step, &self.cluster, self.now, &mut effects);
+                self.record(&mut effects);
+            }
+            for request in requests {
+                let result = self.answer(&request);
+                self.controller.api_responded(
+                    request.id,
+                    result,
+                    &self.cluster,
+                    self.now,
+                    &mut effects,
+                );
+                self.record(&mut effects);
+            }
+        }
+    }
+
+    fn record(&mut self, effects: &mut Vec<Effect>) {
+        let now = self.now;
+        self.log.extend(effects.drain(..).map(|e| (now, e)));
+    }
+
+    /// The API server: GET/PATCH/DELETE against the cluster, honouring UID preconditions; a
+    /// successful DELETE removes the pod and delivers the informer's delete event.
+    fn answer(&mut self, request: &super::ApiRequest) -> ApiResult {
+        if let Some(n) = self.failures.get_mut(&request.verb).filter(|n| **n > 0) {
+            *n -= 1;
+            return ApiResult::Failed;
+        }
+        let Some(pod) = self.cluster.pods.get(&request.pod) else {
+            return ApiResult::NotFound;
+        };
+        if request.uid.as_ref().is_some_and(|uid| *uid != pod.uid) {
+            return ApiResult::PreconditionFailed;
+        }
+        match request.verb {
+            Verb::Get => ApiResult::Ok(Some(pod.uid.clone())),
+            Verb::PatchDisruptionTarget => ApiResult::Ok(None),
+            Verb::Delete => {
+                self.delete_pod(&request.pod);
+                ApiResult::Ok(None)
+            }
+        }
+    }
+
+    /// Settle, then fire timers in order up to `until`, settling at each; the clock ends at
+    /// `until`.
+    pub fn advance_to(&mut self, until: Time) {
+        self.settle();
+        while let Some(next) = self.controller.next_deadline().filter(|t| *t <= until) {
+            self.now = self.now.max(next);
+            self.settle();
+        }
+        self.now = self.now.max(until);
+        self.settle();
+    }
+
+    pub fn advance(&mut self, by: Duration) {
+        self.advance_to(self.now.plus(by));
+    }
+
+    /// The log as one line per effect, `time effect`, for snapshots.
+    pub fn timeline(&self) -> String {
+        let mut s = String::new();
+        for (t, e) in &self.log {
+            let _ = writeln!(s, "{t} {e}");
+        }
+        s
+    }
+
+    /// Take the log so far.
+    pub fn take_log(&mut self) -> Vec<(Time, Effect)> {
+        std::mem::take(&mut self.log)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Taint, TaintEffect, Toleration, Uid};
+
+    fn node(name: &str, taints: &[&str]) -> Node {
+        Node {
+            name: name.into(),
+            taints: taints
+                .iter()
+                .map(|k| Taint::new(k, "", TaintEffect::NoExecute))
+                .collect(),
+        }
+    }
+
+    fn pod(name: &str, node: &str, tolerations: Vec<Toleration>) -> Pod {
+        Pod {
+            key: PodKey::new("default", name),
+            uid: Uid(format!("{name}-uid").into()),
+            node_name: Some(node.into()),
+            tolerations,
+        }
+    }
+
+    #[test]
+    fn untolerated_pod_on_tainted_node_is_deleted_in_every_profile() {
+        for profile in Profile::NAMES.map(|n| Profile::by_name(n).unwrap()) {
+            let mut d = Driver::new(profile);
+            d.put_node(node("node1", &["t"]));
+            d.put_pod(pod("p", "node1", vec![]));
+            d.advance(Duration(1_000));
+            assert!(
+                d.cluster.pods.is_empty(),
+                "{}:\n{}",
+                profile.name,
+                d.timeline()
+            );
+            assert!(d.controller.is_quiescent(), "{}", profile.name);
+        }
+    }
+
+    #[test]
+    fn tolerated_pod_is_deleted_after_its_toleration_seconds() {
+        for profile in Profile::NAMES.map(|n| Profile::by_name(n).unwrap()) {
+            let mut d = Driver::new(profile);
+            d.put_node(node("node1", &["t"]));
+            let tol = Toleration::exists("t", Some(TaintEffect::NoExecute), Some(2));
+            d.put_pod(pod("p", "node1", vec![tol]));
+            d.advance(Duration(1_999));
+            assert_eq!(
+                d.cluster.pods.len(),
+                1,
+                "{}:\n{}",
+                profile.name,
+                d.timeline()
+            );
+            d.advance(Duration(1));
+            assert!(
+                d.cluster.pods.is_empty(),
+                "{}:\n{}",
+                profile.name,
+                d.timeline()
+            );
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! What the core asks its caller to do (effects) and what the caller reports back (API results).
+//! Effects are commands; the core never performs them. Spec: CORE-E1..CORE-E4.
+
+use crate::api::{PodKey, Uid};
+use crate::time::Time;
+use std::fmt;
+
+/// One timed work (a `TimedWorker` and the goroutine it becomes), from `AddWork` to completion.
+/// Ids are reused once free, so equal states get equal ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WorkId(pub u32);
+
+/// A timer: the eviction timer of a work, or the backoff sleep between its attempts. A work has
+/// at most one timer, so the id is the work's. Re-arming an id replaces the previous timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TimerId(pub u32);
+
+/// An API request. A work has at most one outstanding request, so the id is the work's; a
+/// response for a request that is no longer pending (e.g. after [`crate::core::Controller::restarted`])
+/// must not be delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestId(pub u32);
+
+impl WorkId {
+    pub fn timer(self) -> TimerId {
+        TimerId(self.0)
+    }
+
+    pub fn request(self) -> RequestId {
+        RequestId(self.0)
+    }
+}
+
+/// Upstream's event reason for both messages (semantics §6.3).
+pub const EVENT_REASON: &str = "TaintManagerEviction";
+
+/// The two events the controller records, type `Normal`, on the pod (no UID in the reference).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EventKind {
+    /// "Marking for deletion Pod ns/name": every time a work function starts.
+    MarkingForDeletion,
+    /// "Cancelling deletion of Pod ns/name": whenever `CancelWork` returns true.
+    CancellingDeletion,
+}
+
+/// A recorded event. Spec: CORE-E1.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EventRecord {
+    pub pod: PodKey,
+    pub kind: EventKind,
+}
+
+impl EventRecord {
+    pub fn reason(&self) -> &'static str {
+        EVENT_REASON
+    }
+
+    /// The message exactly as upstream words it.
+    pub fn message(&self) -> String {
+        match self.kind {
+            EventKind::MarkingForDeletion => format!("Marking for deletion Pod {}", self.pod),
+            EventKind::CancellingDeletion => format!("Cancelling deletion of Pod {}", self.pod),
+        }
+    }
+}
+
+/// The API call of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verb {
+    /// `GET pods/{name}`.
+    Get,
+    /// `PATCH pods/{name}/status` adding `DisruptionTarget=True`, reason
+    /// `DeletionByTaintManager`, message "Taint manager: deleting due to NoExecute taint".
+    PatchDisruptionTarget,
+    /// `DELETE pods/{name}` with default options.
+    Delete,
+}
+
+/// A request the controller sends. Spec: CORE-E2.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ApiRequest {
+    pub id: RequestId,
+    pub verb: Verb,
+    pub pod: PodKey,
+    /// The UID precondition: the request applies only if the pod holding the name has this UID
+    /// (a PATCH built from a GET carries the fetched UID; the fixed profile's DELETE carries the
+    /// decided pod's). `None`: by name, hitting whichever pod holds it.
+    pub uid: Option<Uid>,
+}
+
+/// How the API server answered a request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ApiResult {
+    /// Success; a GET returns the fetched pod's UID.
+    Ok(Option<Uid>),
+    NotFound,
+    /// The UID precondition did not hold (HTTP 409).
+    PreconditionFailed,
+    /// Any other error (timeout, 5xx, throttling).
+    Failed,
+}
+
+/// A decision upstream logs (or our design takes), for explanations and the oracle. Spec: CORE-E4.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Decision {
+    pub pod: PodKey,
+    pub note: Note,
+}
+
+/// What was decided for a pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Note {
+    /// Not every taint is tolerated: cancel and delete now (§4.3 step 3).
+    EvictNow,
+    /// Work added, to fire at this instant.
+    Scheduled { fire_at: Time },
+    /// `AddWork` found the key present (live or nil entry) and skipped ("already existing").
+    AlreadyExisting,
+    /// An existing timer was kept unchanged (§4.3 step 7, N9).
+    KeptExisting { fire_at: Time },
+    /// Fixed design: the existing timer was moved to a recomputed deadline.
+    Rescheduled { fire_at: Time },
+    /// Every used toleration is forever and the work, if any, was cancelled.
+    ToleratedForever,
+    /// 1.18.6: every used toleration is forever, but a scheduled deletion is not cancelled (T1).
+    ForeverNotCancelled,
+    /// `processPodOnNode` was reached with zero taints (N7, spec CORE-PRE): upstream would go on
+    /// to evict. Never emitted unless the core itself is broken.
+    ZeroTaints,
+    /// `handlePodUpdate`: the pod is bound to another node than the item's; nothing done (I1).
+    NotOurNode,
+    /// The work started but its cancelled flag was set: it exits without doing anything.
+    Suppressed,
+    /// Fixed design: the re-check against the caches no longer calls for deletion.
+    RecheckAbandoned,
+    /// Every attempt failed; the work is dropped (S2, N14).
+    GaveUp,
+}
+
+/// An effect: a command for the caller. Spec: CORE-E1..CORE-E4.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Effect {
+    /// Record a Kubernetes event.
+    Event(EventRecord),
+    /// Send an API request; answer with [`crate::core::Controller::api_responded`].
+    Api(ApiRequest),
+    /// Arm (or re-arm) a timer; fire it with `Step::FireTimer` at `fire_at`. Spec: CORE-E3.
+    ArmTimer { id: TimerId, fire_at: Time },
+    /// Disarm a timer (upstream `Timer.Stop`).
+    CancelTimer { id: TimerId },
+    /// A log-level note of a decision.
+    Decision(Decision),
+}
+
+impl fmt::Display for Note {
+    /// Lower-case phrases, as timelines print them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::EvictNow => f.write_str("not all taints tolerated: evict now"),
+            Note::Scheduled { fire_at } => write!(f, "scheduled for {fire_at}"),
+            Note::AlreadyExisting => f.write_str("work already exists: skipped"),
+            Note::KeptExisting { fire_at } => write!(f, "kept existing timer for {fire_at}"),
+            Note::Rescheduled { fire_at } => write!(f, "rescheduled for {fire_at}"),
+            Note::ToleratedForever => f.write_str("tolerated forever: cancelled"),
+            Note::ForeverNotCancelled => f.write_str("tolerated forever: not cancelled"),
+            Note::ZeroTaints => f.write_str("processPodOnNode reached with zero taints"),
+            Note::NotOurNode => f.write_str("pod is bound to another node: ignored"),
+            Note::Suppressed => f.write_str("cancelled before it started: exits"),
+            Note::RecheckAbandoned => f.write_str("re-check: no longer to evict: abandoned"),
+            Note::GaveUp => f.write_str("every attempt failed: dropped"),
+        }
+    }
+}
+
+impl fmt::Display for Effect {
+    /// One line per effect, as timelines and snapshots print them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Effect::Event(e) => write!(f, "event {}: {}", e.reason(), e.message()),
+            Effect::Api(r) => {
+                write!(f, "api#{} {:?} {}", r.id.0, r.verb, r.pod)?;
+                match &r.uid {
+                    Some(uid) => write!(f, " uid={uid}"),
+                    None => Ok(()),
+                }
+            }
+            Effect::ArmTimer { id, fire_at } => write!(f, "arm timer#{} at {fire_at}", id.0),
+            Effect::CancelTimer { id } => write!(f, "cancel timer#{}", id.0),
+            Effect::Decision(d) => write!(f, "decide {}: {}", d.pod, d.note),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_messages_are_upstream_wording() {
+        let pod = PodKey::new("ns", "p");
+        let mark = EventRecord {
+            pod: pod.clone(),
+            kind: EventKind::MarkingForDeletion,
+        };
+        let cancel = EventRecord {
+            pod,
+            kind: EventKind::CancellingDeletion,
+        };
+        assert_eq!(mark.message(), "Marking for deletion Pod ns/p");
+        assert_eq!(cancel.message(), "Cancelling deletion of Pod ns/p");
+        assert_eq!(cancel.reason(), "TaintManagerEviction");
+    }
+}

@@ -1,0 +1,283 @@
+//! The handlers (semantics §4): `handleNodeUpdate` in its three phases, `handlePodUpdate`, and
+//! `processPodOnNode`, the one place the controller decides what happens to a pod.
+//! Spec: CORE-A5..CORE-A7, CORE-PRE.
+
+use super::effect::{Decision, Effect, EventKind, EventRecord, Note};
+use super::intake::PodItem;
+use super::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
+use super::ClusterView;
+use crate::api::{NodeName, Pod, PodKey, Taint};
+use crate::matching::{verdict, TolerationTime, Verdict};
+use crate::profile::{DeadlinePolicy, ImmediatePath, Profile, WorkKeyPolicy};
+use crate::time::{Duration, Time};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Upstream `taintedNodes`: the NoExecute taints of every tainted node, never an empty list.
+/// Spec: CORE-S1.
+pub type TaintedNodes = BTreeMap<NodeName, Arc<[Taint]>>;
+
+/// What `handleNodeUpdate`'s first phase found.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NodeTaints {
+    /// NotFound in the lister: the node left `taintedNodes`; no timer is cancelled (S4, N11).
+    Gone,
+    /// The node's NoExecute taints, in order (possibly none).
+    Taints(Arc<[Taint]>),
+}
+
+/// `handleNodeUpdate` phase 1: read the node from the cache and update `taintedNodes` under its
+/// lock (an empty list removes the entry). Spec: CORE-A5.
+#[doc(alias = "handleNodeUpdate")]
+pub fn update_tainted_nodes(
+    tainted: &mut TaintedNodes,
+    name: &NodeName,
+    view: &impl ClusterView,
+) -> NodeTaints {
+    let Some(node) = view.node(name) else {
+        tainted.remove(name);
+        return NodeTaints::Gone;
+    };
+    let taints: Arc<[Taint]> = node.no_execute_taints().cloned().collect();
+    if taints.is_empty() {
+        tainted.remove(name);
+    } else {
+        tainted.insert(name.clone(), taints.clone());
+    }
+    NodeTaints::Taints(taints)
+}
+
+/// `handleNodeUpdate` phase 3, for one listed pod: the zero-taint short-circuit cancels (the
+/// guard that keeps CORE-PRE), otherwise `processPodOnNode` with the node's one `now`.
+/// Spec: CORE-A5.
+#[allow(clippy::too_many_arguments)]
+pub fn node_update_pod(
+    queue: &mut TimedQueue,
+    profile: &Profile,
+    pod: &Pod,
+    taints: &[Taint],
+    now: Time,
+    immediate: Immediate,
+    out: &mut Vec<Effect>,
+) -> Option<Note> {
+    if taints.is_empty() {
+        cancel_pod_with_event(queue, profile, &pod.key, None, out);
+        None
+    } else {
+        Some(process_pod_on_node(
+            queue, profile, pod, taints, now, immediate, out,
+        ))
+    }
+}
+
+/// The whole of `handleNodeUpdate` at once: phase 1, listing the node's pods from the cache, then
+/// every pod with one `now`. For callers that hold upstream's locks themselves (the runtime,
+/// benches); the composed controller runs the phases as separate steps. Returns the number of
+/// pods listed. Spec: CORE-A5.
+#[allow(clippy::too_many_arguments)]
+pub fn handle_node_update(
+    queue: &mut TimedQueue,
+    tainted: &mut TaintedNodes,
+    profile: &Profile,
+    view: &impl ClusterView,
+    name: &NodeName,
+    now: Time,
+    immediate: Immediate,
+    out: &mut Vec<Effect>,
+) -> usize {
+    let NodeTaints::Taints(taints) = update_tainted_nodes(tainted, name, view) else {
+        return 0;
+    };
+    let pods = view.pods_on_node(name);
+    for pod in &pods {
+        node_update_pod(queue, profile, pod, &taints, now, immediate, out);
+    }
+    pods.len()
+}
+
+/// Upstream `handlePodUpdate`: a pod gone from the cache cancels its work; a pod bound elsewhere
+/// than the item says is ignored (I1); an unbound pod or an untainted node ends here; otherwise
+/// `processPodOnNode` with the node's current `taintedNodes` entry, whose decision is returned.
+/// Spec: CORE-A6.
+#[doc(alias = "handlePodUpdate")]
+#[allow(clippy::too_many_arguments)]
+pub fn handle_pod_update(
+    queue: &mut TimedQueue,
+    tainted: &TaintedNodes,
+    profile: &Profile,
+    view: &impl ClusterView,
+    item: &PodItem,
+    now: Time,
+    immediate: Immediate,
+    out: &mut Vec<Effect>,
+) -> Option<Note> {
+    let Some(pod) = view.pod(&item.key) else {
+        cancel_pod_with_event(queue, profile, &item.key, None, out);
+        return None;
+    };
+    if profile.work_key == WorkKeyPolicy::Uid {
+        // Fixed design: works of earlier incarnations of this name are void (N5, N6).
+        cancel_pod_with_event(queue, profile, &pod.key, Some(pod), out);
+    }
+    if pod.node_name != item.node_name {
+        out.push(note(&pod.key, Note::NotOurNode));
+        return None;
+    }
+    let taints = tainted.get(item.node_name.as_ref()?)?;
+    Some(process_pod_on_node(
+        queue, profile, pod, taints, now, immediate, out,
+    ))
+}
+
+/// Upstream `cancelWorkWithEvent` for the pod `key`: every incarnation's entry except `keep`'s
+/// (under name keys the one entry). "Cancelling deletion" iff a cancel reported true.
+fn cancel_pod_with_event(
+    queue: &mut TimedQueue,
+    profile: &Profile,
+    key: &PodKey,
+    keep: Option<&Pod>,
+    out: &mut Vec<Effect>,
+) {
+    if queue.cancel_pod(key, keep.map(|p| &p.uid), profile, out) {
+        out.push(cancel_event(key));
+    }
+}
+
+fn cancel_with_event(
+    queue: &mut TimedQueue,
+    profile: &Profile,
+    key: &WorkKey,
+    out: &mut Vec<Effect>,
+) {
+    if queue.cancel_work(key, profile, out) {
+        out.push(cancel_event(&key.pod));
+    }
+}
+
+fn cancel_event(pod: &PodKey) -> Effect {
+    Effect::Event(EventRecord {
+        pod: pod.clone(),
+        kind: EventKind::CancellingDeletion,
+    })
+}
+
+fn note(pod: &PodKey, note: Note) -> Effect {
+    Effect::Decision(Decision {
+        pod: pod.clone(),
+        note,
+    })
+}
+
+/// Upstream `processPodOnNode` (semantics §4.3), every branch:
+///
+/// 1. zero taints: cancel and carry on (upstream has no return); the decision is then reported as
+///    [`Note::ZeroTaints`], spec CORE-PRE, because carrying on evicts (N7);
+/// 2. not all taints tolerated: cancel, then `AddWork(now, now)` (two `Now()`s under
+///    [`ImmediatePath::TwoNows`], whose outcome `immediate` chooses);
+/// 3. every used toleration forever: cancel (PR #93722) or, in 1.18.6, nothing (T1);
+/// 4. finite `m`: an existing timer is kept unless its `CreatedAt` is not before `now`, in which
+///    case it is cancelled and re-added from its `CreatedAt`; else `AddWork(now, now + m)`.
+///
+/// Time is discrete here, so `CreatedAt == now` can happen where production clocks always give
+/// `CreatedAt < now` (N8); we follow production and keep the timer on equality.
+/// Under [`DeadlinePolicy::Recompute`] step 2 and 4 move the existing deadline instead. Spec: CORE-A7.
+#[doc(alias = "processPodOnNode")]
+#[allow(clippy::too_many_arguments)]
+pub fn process_pod_on_node(
+    queue: &mut TimedQueue,
+    profile: &Profile,
+    pod: &Pod,
+    taints: &[Taint],
+    now: Time,
+    immediate: Immediate,
+    out: &mut Vec<Effect>,
+) -> Note {
+    let key = WorkKey::new(profile.work_key, &pod.key, &pod.uid);
+    let zero = taints.is_empty();
+    if zero {
+        cancel_with_event(queue, profile, &key, out);
+    }
+    let decided = match verdict(taints, &pod.tolerations, profile.comparison_operators) {
+        Verdict::Untolerated => match profile.deadline_policy {
+            DeadlinePolicy::FirstWins => {
+                cancel_with_event(queue, profile, &key, out);
+                let immediate = match profile.immediate_path {
+                    ImmediatePath::TwoNows => immediate,
+                    ImmediatePath::SameNow => Immediate::Nil,
+                };
+                queue.add_work(&key, now, now, immediate, out);
+                Note::EvictNow
+            }
+            DeadlinePolicy::Recompute => match recompute(queue, &key, Duration::ZERO, now, out) {
+                Note::Scheduled { .. } => Note::EvictNow,
+                other => other,
+            },
+        },
+        Verdict::Tolerated(TolerationTime::Forever) => {
+            if profile.cancel_on_forever {
+                cancel_with_event(queue, profile, &key, out);
+                Note::ToleratedForever
+            } else {
+                Note::ForeverNotCancelled
+            }
+        }
+        Verdict::Tolerated(TolerationTime::After(m)) => match profile.deadline_policy {
+            DeadlinePolicy::FirstWins => {
+                let trigger = now.plus(m);
+                let mut start = now;
+                if let Some((created_at, fire_at, _)) = queue.get_worker(&key) {
+                    if created_at <= now {
+                        out.push(note(&pod.key, Note::KeptExisting { fire_at }));
+                        return Note::KeptExisting { fire_at };
+                    }
+                    start = created_at;
+                    cancel_with_event(queue, profile, &key, out);
+                }
+                match queue.add_work(&key, start, trigger, Immediate::Nil, out) {
+                    Some(_) => Note::Scheduled { fire_at: trigger },
+                    None => Note::AlreadyExisting,
+                }
+            }
+            DeadlinePolicy::Recompute => recompute(queue, &key, m, now, out),
+        },
+    };
+    let decided = if zero { Note::ZeroTaints } else { decided };
+    out.push(note(&pod.key, decided));
+    decided
+}
+
+/// The fixed design's scheduling: the deadline is `created_at + m` of the live work for `key`,
+/// moved earlier or later as `m` changes; a missing or finished work is replaced by a new one.
+fn recompute(
+    queue: &mut TimedQueue,
+    key: &WorkKey,
+    m: Duration,
+    now: Time,
+    out: &mut Vec<Effect>,
+) -> Note {
+    let live = queue
+        .entry(key)
+        .and_then(Entry::work)
+        .and_then(|id| queue.work(id).map(|w| (id, w)))
+        .filter(|(_, w)| !w.cancelled && !matches!(w.phase, WorkPhase::Finished { .. }))
+        .map(|(id, w)| (id, w.created_at, w.fire_at, w.phase == WorkPhase::Armed));
+    match live {
+        Some((id, created_at, fire_at, true)) => {
+            let deadline = created_at.plus(m);
+            if deadline == fire_at {
+                Note::KeptExisting { fire_at }
+            } else {
+                queue.reschedule(key, id, deadline, now, out);
+                Note::Rescheduled { fire_at: deadline }
+            }
+        }
+        // Running: it re-checks the caches before each request.
+        Some((_, _, fire_at, false)) => Note::KeptExisting { fire_at },
+        None => {
+            queue.forget(key);
+            let fire_at = now.plus(m);
+            queue.add_work(key, now, fire_at, Immediate::Nil, out);
+            Note::Scheduled { fire_at }
+        }
+    }
+}

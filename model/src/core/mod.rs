@@ -1,0 +1,60 @@
+//! The sans-IO core of the NoExecute taint manager: upstream's controller as pure transition
+//! functions over ordered state (spec: specs/spec.md, "Controller"; profiles: specs/profiles.md).
+//!
+//! Components, each usable alone (the runtime wraps them in its own locks and threads):
+//! [`workqueue`] (client-go queue), [`intake`] (`NodeUpdated`/`PodUpdated`), [`shards`] (FNV
+//! sharding, the worker's drain rule), [`timed_queue`] (`TimedWorkerQueue`), [`handlers`]
+//! (`handleNodeUpdate`, `handlePodUpdate`, `processPodOnNode`), [`work`] (the deletion work
+//! function), [`effect`] (what comes out). [`Controller`] composes them; [`driver`] runs it
+//! sequentially for tests.
+//!
+//! # Calling the composed [`Controller`]
+//!
+//! Nothing here reads a clock: every call takes `now` (ms, [`crate::time::Time`]), which must
+//! not decrease between calls.
+//!
+//! 1. Inputs: informer events go to [`Controller::node_observed`] / [`Controller::pod_observed`]
+//!    (intake filters, then the work queues); they never run a handler by themselves.
+//! 2. Steps: [`Controller::enabled_steps`] lists what can happen now, in a fixed order; the
+//!    caller picks one (the model: every one; the driver: all in order) and runs it with
+//!    [`Controller::step`], passing the informer caches as a [`ClusterView`]. A step that is not
+//!    enabled is a no-op. Each step is one upstream lock or goroutine boundary.
+//! 3. Outputs: steps append [`Effect`]s: events to record, API requests to send, timers to
+//!    arm or cancel, decisions to log. The caller performs them.
+//! 4. API answers: [`Controller::pending_requests`] lists what awaits an answer; deliver it with
+//!    [`Controller::api_responded`].
+//! 5. Time: [`Controller::next_deadline`] is the earliest armed timer; at or after it,
+//!    `enabled_steps` offers [`Step::FireTimer`].
+//! 6. [`Controller::restarted`] loses all in-memory state (then re-deliver the caches as adds).
+
+pub mod controller;
+pub mod driver;
+pub mod effect;
+pub mod handlers;
+pub mod intake;
+pub mod shards;
+pub mod timed_queue;
+pub mod work;
+pub mod workqueue;
+
+pub use controller::{Config, Controller, NodePhase, Shard, Step, Worker};
+pub use effect::{
+    ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, Note, RequestId, TimerId,
+    Verb, WorkId, EVENT_REASON,
+};
+pub use intake::{node_updated, pod_updated, PodItem};
+pub use shards::{fnv1a32, shard_of};
+pub use timed_queue::{Entry, Immediate, Outcome, TimedQueue, Work, WorkKey, WorkPhase};
+pub use workqueue::WorkQueue;
+
+use crate::api::{Node, Pod, PodKey};
+
+/// The informer caches as the controller sees them (read-only, possibly stale).
+pub trait ClusterView {
+    /// The node lister.
+    fn node(&self, name: &str) -> Option<&Node>;
+    /// The pod lister.
+    fn pod(&self, key: &PodKey) -> Option<&Pod>;
+    /// The pod indexer on `spec.nodeName`, in a deterministic order.
+    fn pods_on_node(&self, name: &str) -> Vec<&Pod>;
+}

@@ -1,0 +1,503 @@
+//! Upstream `TimedWorkerQueue` (semantics §5): per work key an absent, nil or timer entry, and the
+//! works themselves (timers and the goroutines they become). A work outlives its entry: when an
+//! entry is clobbered or deleted, its work keeps running or stays armed (N4, an orphaned timer).
+//! Spec: CORE-S2, CORE-S3, CORE-A8..CORE-A10.
+
+use super::effect::{ApiRequest, Effect, WorkId};
+use crate::api::{PodKey, Uid};
+use crate::profile::{CancelFlag, CompletionPolicy, Profile, WorkKeyPolicy};
+use crate::time::Time;
+use std::collections::BTreeMap;
+
+/// The timed queue's key: upstream `KeyFromWorkArgs` (`namespace/name`), plus the UID under
+/// [`WorkKeyPolicy::Uid`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WorkKey {
+    pub pod: PodKey,
+    /// `Some` only under [`WorkKeyPolicy::Uid`].
+    pub uid: Option<Uid>,
+}
+
+impl WorkKey {
+    /// The key `policy` uses for the pod `pod` with UID `uid`.
+    pub fn new(policy: WorkKeyPolicy, pod: &PodKey, uid: &Uid) -> WorkKey {
+        WorkKey {
+            pod: pod.clone(),
+            uid: match policy {
+                WorkKeyPolicy::Name => None,
+                WorkKeyPolicy::Uid => Some(uid.clone()),
+            },
+        }
+    }
+}
+
+/// A map entry (upstream `workers[key]`). Spec: CORE-S2.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Entry {
+    /// Upstream's nil entry: a work started at once is running (`work`), or, after a successful
+    /// deletion under the tombstone policies, nothing (`None`). Either way `GetWorkerUnsafe` is
+    /// nil, `CancelWork` returns false and `AddWork` skips.
+    Nil { work: Option<WorkId> },
+    /// A `TimedWorker` created at `created_at` to fire at `fire_at`; its work may have fired already.
+    Timer {
+        created_at: Time,
+        fire_at: Time,
+        work: WorkId,
+    },
+}
+
+impl Entry {
+    /// The work this entry was created for (the ownership token of [`CompletionPolicy::OwnedDelete`]).
+    pub fn work(&self) -> Option<WorkId> {
+        match self {
+            Entry::Nil { work } => *work,
+            Entry::Timer { work, .. } => Some(*work),
+        }
+    }
+}
+
+/// A work from creation to completion. Spec: CORE-S3.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Work {
+    pub key: WorkKey,
+    pub created_at: Time,
+    pub fire_at: Time,
+    /// Set by a cancel that could not stop the timer (upstream `cancelled`, `008b3652`).
+    pub cancelled: bool,
+    pub phase: WorkPhase,
+}
+
+/// Where a work is. Spec: CORE-S3.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum WorkPhase {
+    /// Its timer is armed for `fire_at`.
+    Armed,
+    /// The timer fired (or the delay was ≤ 0): the goroutine exists but has not started.
+    Spawned,
+    /// Attempt `attempt` (from 1) waits for the answer to `request`.
+    Requesting { attempt: u32, request: ApiRequest },
+    /// Attempt `attempt` failed; sleeping until `until`.
+    Backoff { attempt: u32, until: Time },
+    /// The work function returned; the wrapped function's map update is next (a separate step,
+    /// so that N3 and N4 can interleave).
+    Finished { outcome: Outcome },
+}
+
+/// How a work function ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The DELETE succeeded.
+    Succeeded,
+    /// Every attempt failed (upstream returns the last error).
+    Failed,
+    /// Fixed design: stopped by its cancelled flag, a failed re-check, or the pod being gone.
+    Abandoned,
+}
+
+/// The outcome of `AddWork` when the delay is ≤ 0 (semantics §4.3 step 3, N20). Only the
+/// [`crate::profile::ImmediatePath::TwoNows`] immediate path can produce [`Immediate::Timer`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Immediate {
+    /// The delay is 0: no timer, a nil entry, the work starts at once.
+    #[default]
+    Nil,
+    /// Two `time.Now()` calls gave a positive delay below the clock resolution: a real timer and a
+    /// non-nil entry, due at once.
+    Timer,
+}
+
+/// The timed queue: entries by key and works by id. Spec: CORE-S2, CORE-S3.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TimedQueue {
+    entries: BTreeMap<WorkKey, Entry>,
+    works: BTreeMap<WorkId, Work>,
+}
+
+impl TimedQueue {
+    pub fn new() -> TimedQueue {
+        TimedQueue::default()
+    }
+
+    pub fn entries(&self) -> &BTreeMap<WorkKey, Entry> {
+        &self.entries
+    }
+
+    pub fn works(&self) -> &BTreeMap<WorkId, Work> {
+        &self.works
+    }
+
+    pub fn entry(&self, key: &WorkKey) -> Option<&Entry> {
+        self.entries.get(key)
+    }
+
+    pub fn work(&self, id: WorkId) -> Option<&Work> {
+        self.works.get(&id)
+    }
+
+    pub(crate) fn work_mut(&mut self, id: WorkId) -> Option<&mut Work> {
+        self.works.get_mut(&id)
+    }
+
+    /// Upstream `GetWorkerUnsafe`: a timer entry, or `None` for both an absent and a nil entry.
+    #[doc(alias = "GetWorkerUnsafe")]
+    pub fn get_worker(&self, key: &WorkKey) -> Option<(Time, Time, WorkId)> {
+        match self.entries.get(key)? {
+            Entry::Timer {
+                created_at,
+                fire_at,
+                work,
+            } => Some((*created_at, *fire_at, *work)),
+            Entry::Nil { .. } => None,
+        }
+    }
+
+    /// The smallest free id, so that states differing only in history get equal ids.
+    fn free_id(&self) -> WorkId {
+        let mut id = 0;
+        for used in self.works.keys() {
+            if used.0 != id {
+                break;
+            }
+            id += 1;
+        }
+        WorkId(id)
+    }
+
+    /// Upstream `AddWork` + `CreateWorker`: skipped if the key exists (even as a nil entry);
+    /// otherwise a delay `fire_at − created_at` ≤ 0 starts the work at once under a nil entry
+    /// (unless `immediate` says a positive sub-resolution delay was observed), and a positive one
+    /// arms a timer. Returns the new work. Spec: CORE-A8.
+    #[doc(alias = "AddWork")]
+    pub fn add_work(
+        &mut self,
+        key: &WorkKey,
+        created_at: Time,
+        fire_at: Time,
+        immediate: Immediate,
+        out: &mut Vec<Effect>,
+    ) -> Option<WorkId> {
+        if self.entries.contains_key(key) {
+            return None;
+        }
+        let id = self.free_id();
+        let timer = fire_at > created_at || immediate == Immediate::Timer;
+        let (entry, phase) = if timer {
+            out.push(Effect::ArmTimer {
+                id: id.timer(),
+                fire_at,
+            });
+            let entry = Entry::Timer {
+                created_at,
+                fire_at,
+                work: id,
+            };
+            (entry, WorkPhase::Armed)
+        } else {
+            (Entry::Nil { work: Some(id) }, WorkPhase::Spawned)
+        };
+        self.entries.insert(key.clone(), entry);
+        self.works.insert(
+            id,
+            Work {
+                key: key.clone(),
+                created_at,
+                fire_at,
+                cancelled: false,
+                phase,
+            },
+        );
+        Some(id)
+    }
+
+    /// Fixed design: replace the timer of the entry at `key` (owned by `work`) by one firing at
+    /// `fire_at`, keeping `created_at`; a due deadline starts the work at once. Spec: CORE-A8.
+    pub fn reschedule(
+        &mut self,
+        key: &WorkKey,
+        work: WorkId,
+        fire_at: Time,
+        now: Time,
+        out: &mut Vec<Effect>,
+    ) {
+        let Some(w) = self.works.get_mut(&work) else {
+            return;
+        };
+        if w.phase != WorkPhase::Armed {
+            return;
+        }
+        w.fire_at = fire_at;
+        if fire_at <= now {
+            w.phase = WorkPhase::Spawned;
+            out.push(Effect::CancelTimer { id: work.timer() });
+        } else {
+            out.push(Effect::ArmTimer {
+                id: work.timer(),
+                fire_at,
+            });
+        }
+        if let Some(Entry::Timer { fire_at: f, .. }) = self.entries.get_mut(key) {
+            *f = fire_at;
+        }
+    }
+
+    /// Upstream `CancelWork`: delete the key; for a non-nil entry stop its timer (and set the
+    /// cancelled flag where the profile has one). Returns whether upstream would report a cancel,
+    /// which is what emits "Cancelling deletion". Spec: CORE-A9.
+    ///
+    /// Under [`CancelFlag::BeforeEveryRequest`] (fixed) a nil entry's running work is reachable
+    /// too, and the result is true only if the work is certain not to delete the pod (N2).
+    #[doc(alias = "CancelWork")]
+    pub fn cancel_work(&mut self, key: &WorkKey, profile: &Profile, out: &mut Vec<Effect>) -> bool {
+        let Some(entry) = self.entries.remove(key) else {
+            return false;
+        };
+        let precise = profile.cancel_flag == CancelFlag::BeforeEveryRequest;
+        match entry {
+            Entry::Timer { work, .. } => {
+                let stopped = self.stop(work, profile, out);
+                !precise || stopped
+            }
+            Entry::Nil { work: Some(work) } if precise => self.stop(work, profile, out),
+            Entry::Nil { .. } => false,
+        }
+    }
+
+    /// `TimedWorker.Cancel`: an armed timer is stopped and its work dropped; a fired one gets its
+    /// cancelled flag where the profile has one. Returns whether the work will not delete.
+    fn stop(&mut self, id: WorkId, profile: &Profile, out: &mut Vec<Effect>) -> bool {
+        let Some(work) = self.works.get_mut(&id) else {
+            return false;
+        };
+        if work.phase == WorkPhase::Armed {
+            self.works.remove(&id);
+            out.push(Effect::CancelTimer { id: id.timer() });
+            return true;
+        }
+        if profile.cancel_flag == CancelFlag::Absent {
+            return false;
+        }
+        work.cancelled = true;
+        match &work.phase {
+            WorkPhase::Spawned => true,
+            WorkPhase::Requesting { request, .. } => {
+                profile.cancel_flag == CancelFlag::BeforeEveryRequest
+                    && request.verb != super::effect::Verb::Delete
+            }
+            WorkPhase::Backoff { .. } => profile.cancel_flag == CancelFlag::BeforeEveryRequest,
+            WorkPhase::Armed | WorkPhase::Finished { .. } => false,
+        }
+    }
+
+    /// Cancel every entry of `pod` except the one for UID `keep` (the fixed profile's cleanup of
+    /// dead incarnations; under name keys this is the single entry of the pod when `keep` is
+    /// `None`). Returns whether any cancel reported true.
+    pub fn cancel_pod(
+        &mut self,
+        pod: &PodKey,
+        keep: Option<&Uid>,
+        profile: &Profile,
+        out: &mut Vec<Effect>,
+    ) -> bool {
+        let start = WorkKey {
+            pod: pod.clone(),
+            uid: None,
+        };
+        let keys: Vec<WorkKey> = self
+            .entries
+            .range(start..)
+            .take_while(|(k, _)| k.pod == *pod)
+            .filter(|(k, _)| keep.is_none() || k.uid.as_ref() != keep)
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut any = false;
+        for key in keys {
+            any |= self.cancel_work(&key, profile, out);
+        }
+        any
+    }
+
+    /// The wrapped work function's map update once the work function returned, per
+    /// [`CompletionPolicy`]; the work is gone afterwards. Spec: CORE-A10.
+    pub fn complete(&mut self, id: WorkId, profile: &Profile) -> Option<Outcome> {
+        let work = self.works.get(&id)?;
+        let WorkPhase::Finished { outcome } = work.phase else {
+            return None;
+        };
+        let work = self.works.remove(&id)?;
+        let key = work.key;
+        let ok = outcome == Outcome::Succeeded;
+        match profile.completion {
+            CompletionPolicy::Tombstone if ok => {
+                self.entries.insert(key, Entry::Nil { work: None });
+            }
+            CompletionPolicy::TombstoneIfExists if ok => {
+                if let Some(entry) = self.entries.get_mut(&key) {
+                    *entry = Entry::Nil { work: None };
+                }
+            }
+            CompletionPolicy::Tombstone
+            | CompletionPolicy::TombstoneIfExists
+            | CompletionPolicy::Delete => {
+                self.entries.remove(&key);
+            }
+            CompletionPolicy::OwnedDelete => {
+                if self.entries.get(&key).and_then(Entry::work) == Some(id) {
+                    self.entries.remove(&key);
+                }
+            }
+        }
+        Some(outcome)
+    }
+
+    /// Move the fire time of the timer entry at `key`, if `work` owns it (fixed design).
+    pub(crate) fn retime_entry(&mut self, key: &WorkKey, work: WorkId, fire_at: Time) {
+        if let Some(Entry::Timer {
+            fire_at: f,
+            work: w,
+            ..
+        }) = self.entries.get_mut(key)
+        {
+            if *w == work {
+                *f = fire_at;
+            }
+        }
+    }
+
+    /// Remove the entry at `key` without touching its work: the fixed design replaces an entry
+    /// whose work has finished instead of keeping it (a finished work no longer evicts).
+    pub(crate) fn forget(&mut self, key: &WorkKey) {
+        self.entries.remove(key);
+    }
+
+    /// Drop a work that exits without running (its cancelled flag was set when it started):
+    /// upstream skips the wrapped function, so the map is not touched.
+    pub(crate) fn drop_work(&mut self, id: WorkId) {
+        self.works.remove(&id);
+    }
+
+    /// The earliest armed timer (eviction or backoff).
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.works.values().filter_map(Work::timer_due).min()
+    }
+
+    /// Whether no work is armed, running or awaiting completion.
+    pub fn is_idle(&self) -> bool {
+        self.works.is_empty()
+    }
+}
+
+impl Work {
+    /// When this work's timer fires, if one is armed.
+    pub fn timer_due(&self) -> Option<Time> {
+        match self.phase {
+            WorkPhase::Armed => Some(self.fire_at),
+            WorkPhase::Backoff { until, .. } => Some(until),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(name: &str) -> WorkKey {
+        WorkKey {
+            pod: PodKey::new("ns", name),
+            uid: None,
+        }
+    }
+
+    #[test]
+    fn add_skips_existing_keys_including_nil_entries() {
+        let mut q = TimedQueue::new();
+        let mut out = vec![];
+        let a = q.add_work(&key("a"), Time(0), Time(0), Immediate::Nil, &mut out);
+        assert_eq!(q.entry(&key("a")), Some(&Entry::Nil { work: a }));
+        assert!(out.is_empty(), "no timer for a zero delay");
+        let again = q.add_work(&key("a"), Time(0), Time(50), Immediate::Nil, &mut out);
+        assert_eq!(again, None);
+        let b = q
+            .add_work(&key("b"), Time(0), Time(50), Immediate::Nil, &mut out)
+            .unwrap();
+        assert_eq!(b, WorkId(1));
+        assert_eq!(
+            out,
+            [Effect::ArmTimer {
+                id: b.timer(),
+                fire_at: Time(50)
+            }]
+        );
+        assert_eq!(q.get_worker(&key("a")), None, "nil entry reads as nil");
+        assert_eq!(q.get_worker(&key("b")), Some((Time(0), Time(50), b)));
+    }
+
+    #[test]
+    fn cancel_reports_only_non_nil_entries() {
+        let p = Profile::v1_18();
+        let mut q = TimedQueue::new();
+        let mut out = vec![];
+        q.add_work(&key("a"), Time(0), Time(0), Immediate::Nil, &mut out);
+        q.add_work(&key("b"), Time(0), Time(9), Immediate::Nil, &mut out);
+        out.clear();
+        assert!(!q.cancel_work(&key("a"), &p, &mut out));
+        assert!(q.cancel_work(&key("b"), &p, &mut out));
+        assert!(!q.cancel_work(&key("c"), &p, &mut out));
+        assert!(q.entries().is_empty());
+        assert_eq!(q.works().len(), 1, "the nil entry's running work goes on");
+        assert_eq!(out, [Effect::CancelTimer { id: TimerId(1) }]);
+    }
+
+    use super::super::effect::TimerId;
+
+    #[test]
+    fn completion_policies_n3_n4() {
+        let finished = |q: &mut TimedQueue, id: WorkId| {
+            q.work_mut(id).unwrap().phase = WorkPhase::Finished {
+                outcome: Outcome::Succeeded,
+            };
+        };
+        let mut out = vec![];
+        for (profile, after) in [
+            (Profile::v1_18(), Some(Entry::Nil { work: None })),
+            (
+                Profile {
+                    completion: CompletionPolicy::TombstoneIfExists,
+                    ..Profile::v1_18()
+                },
+                None,
+            ),
+            (Profile::latest(), None),
+            (Profile::fixed(), None),
+        ] {
+            // N3: the work's own entry was cancelled before it completed.
+            let mut q = TimedQueue::new();
+            let w = q
+                .add_work(&key("a"), Time(0), Time(0), Immediate::Nil, &mut out)
+                .unwrap();
+            q.cancel_work(&key("a"), &profile, &mut out);
+            finished(&mut q, w);
+            q.complete(w, &profile);
+            assert_eq!(q.entry(&key("a")), after.as_ref(), "{}", profile.name);
+        }
+        // N4: a newer entry exists when the old work completes; only OwnedDelete keeps it.
+        for profile in [Profile::v1_18(), Profile::latest(), Profile::fixed()] {
+            let mut q = TimedQueue::new();
+            let old = q
+                .add_work(&key("a"), Time(0), Time(0), Immediate::Nil, &mut out)
+                .unwrap();
+            q.cancel_work(&key("a"), &profile, &mut out);
+            let new = q
+                .add_work(&key("a"), Time(1), Time(300), Immediate::Nil, &mut out)
+                .unwrap();
+            finished(&mut q, old);
+            q.complete(old, &profile);
+            let kept = q.entry(&key("a")).and_then(Entry::work) == Some(new);
+            assert_eq!(kept, profile.name == "fixed", "{}", profile.name);
+            assert!(
+                q.work(new).is_some(),
+                "the newer timer stays armed (orphaned)"
+            );
+        }
+    }
+}

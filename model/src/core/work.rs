@@ -1,0 +1,323 @@
+//! The work function (upstream `deletePodHandler`, semantics §6) as steps: timer fire, start
+//! (cancelled-flag check, "Marking for deletion"), one request per API call of each attempt,
+//! backoff between attempts, then the outcome that the completion step writes to the map.
+//! Spec: CORE-A11..CORE-A14.
+
+use super::effect::{
+    ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, Note, RequestId, TimerId,
+    Verb, WorkId,
+};
+use super::timed_queue::{Outcome, TimedQueue, Work, WorkPhase};
+use super::ClusterView;
+use crate::api::{Taint, Uid};
+use crate::matching::{verdict, TolerationTime, Verdict};
+use crate::profile::{CancelFlag, DeleteSequence, Profile};
+use crate::time::{Duration, Time};
+
+/// A timer fired: an armed work's goroutine is spawned, or a backoff ends and the next attempt
+/// starts (or the work gives up). Returns false when the timer is not armed or not yet due.
+/// Spec: CORE-A11.
+pub fn fire_timer(
+    queue: &mut TimedQueue,
+    timer: TimerId,
+    profile: &Profile,
+    view: &impl ClusterView,
+    now: Time,
+    out: &mut Vec<Effect>,
+) -> bool {
+    let id = WorkId(timer.0);
+    let Some(work) = queue.work_mut(id) else {
+        return false;
+    };
+    match work.phase {
+        WorkPhase::Armed if work.fire_at <= now => {
+            work.phase = WorkPhase::Spawned;
+            true
+        }
+        WorkPhase::Backoff { attempt, until } if until <= now => {
+            if profile.durable_retry || attempt < profile.attempts {
+                begin_attempt(queue, id, attempt + 1, profile, view, now, out);
+            } else {
+                finish(queue, id, Outcome::Failed, Some(Note::GaveUp), out);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The spawned goroutine runs: under a cancelled flag it exits at once (`008b3652`), otherwise
+/// it emits "Marking for deletion" and sends the first request. Spec: CORE-A12.
+pub fn start_work(
+    queue: &mut TimedQueue,
+    id: WorkId,
+    profile: &Profile,
+    view: &impl ClusterView,
+    now: Time,
+    out: &mut Vec<Effect>,
+) -> bool {
+    let Some(work) = queue.work(id) else {
+        return false;
+    };
+    if work.phase != WorkPhase::Spawned {
+        return false;
+    }
+    let pod = work.key.pod.clone();
+    if work.cancelled && profile.cancel_flag != CancelFlag::Absent {
+        queue.drop_work(id);
+        out.push(decision(pod, Note::Suppressed));
+        return true;
+    }
+    if profile.recheck_before_delete && !recheck(queue, id, profile, view, now, out) {
+        return true;
+    }
+    out.push(Effect::Event(EventRecord {
+        pod,
+        kind: EventKind::MarkingForDeletion,
+    }));
+    begin_attempt(queue, id, 1, profile, view, now, out);
+    true
+}
+
+/// The API server answered `request`. Returns false if no work awaits it. Spec: CORE-A13.
+pub fn responded(
+    queue: &mut TimedQueue,
+    request: RequestId,
+    result: ApiResult,
+    profile: &Profile,
+    view: &impl ClusterView,
+    now: Time,
+    out: &mut Vec<Effect>,
+) -> bool {
+    let id = WorkId(request.0);
+    let Some(Work {
+        phase: WorkPhase::Requesting { attempt, request },
+        ..
+    }) = queue.work(id)
+    else {
+        return false;
+    };
+    let (attempt, verb, uid) = (*attempt, request.verb, request.uid.clone());
+    match (result, verb) {
+        (ApiResult::Ok(fetched), Verb::Get) => {
+            let next = Verb::PatchDisruptionTarget;
+            send(queue, id, attempt, next, fetched, profile, view, now, out);
+        }
+        (ApiResult::Ok(_), Verb::PatchDisruptionTarget) => {
+            let uid = if profile.uid_precondition { uid } else { None };
+            send(
+                queue,
+                id,
+                attempt,
+                Verb::Delete,
+                uid,
+                profile,
+                view,
+                now,
+                out,
+            );
+        }
+        (ApiResult::Ok(_), Verb::Delete) => finish(queue, id, Outcome::Succeeded, None, out),
+        (ApiResult::NotFound | ApiResult::PreconditionFailed, Verb::PatchDisruptionTarget)
+        | (ApiResult::NotFound | ApiResult::PreconditionFailed, Verb::Delete)
+            if profile.uid_precondition =>
+        {
+            // Fixed design: the decided pod is gone (or the name is a successor's): nothing to do.
+            finish(queue, id, Outcome::Abandoned, None, out);
+        }
+        _ => {
+            let until = now.plus(backoff(profile, attempt));
+            if let Some(work) = queue.work_mut(id) {
+                work.phase = WorkPhase::Backoff { attempt, until };
+            }
+            out.push(Effect::ArmTimer {
+                id: id.timer(),
+                fire_at: until,
+            });
+        }
+    }
+    true
+}
+
+/// The sleep after failed attempt `attempt`: upstream's constant 10 ms, doubled per attempt up
+/// to `max_backoff` under durable retry.
+fn backoff(profile: &Profile, attempt: u32) -> Duration {
+    if !profile.durable_retry {
+        return profile.attempt_backoff;
+    }
+    let doublings = attempt.saturating_sub(1).min(32);
+    let grown = profile.attempt_backoff.0.saturating_mul(1 << doublings);
+    Duration(grown.min(profile.max_backoff.0))
+}
+
+/// Attempt `attempt` sends its first request.
+fn begin_attempt(
+    queue: &mut TimedQueue,
+    id: WorkId,
+    attempt: u32,
+    profile: &Profile,
+    view: &impl ClusterView,
+    now: Time,
+    out: &mut Vec<Effect>,
+) {
+    let Some(work) = queue.work(id) else {
+        return;
+    };
+    let (verb, uid) = match profile.delete_sequence {
+        DeleteSequence::DeleteOnly => (Verb::Delete, precondition(profile, work)),
+        DeleteSequence::GetPatchDelete => (Verb::Get, None),
+        DeleteSequence::PatchDelete => (Verb::PatchDisruptionTarget, work.key.uid.clone()),
+    };
+    send(queue, id, attempt, verb, uid, profile, view, now, out);
+}
+
+/// The UID a DELETE is conditioned on, if the profile conditions it.
+fn precondition(profile: &Profile, work: &Work) -> Option<Uid> {
+    profile
+        .uid_precondition
+        .then(|| work.key.uid.clone())
+        .flatten()
+}
+
+/// Send `verb` for the work, after the fixed design's checks (cancelled flag, re-check).
+#[allow(clippy::too_many_arguments)]
+fn send(
+    queue: &mut TimedQueue,
+    id: WorkId,
+    attempt: u32,
+    verb: Verb,
+    uid: Option<Uid>,
+    profile: &Profile,
+    view: &impl ClusterView,
+    now: Time,
+    out: &mut Vec<Effect>,
+) {
+    let Some(work) = queue.work(id) else {
+        return;
+    };
+    if work.cancelled && profile.cancel_flag == CancelFlag::BeforeEveryRequest {
+        finish(queue, id, Outcome::Abandoned, Some(Note::Suppressed), out);
+        return;
+    }
+    if profile.recheck_before_delete
+        && verb != Verb::Get
+        && !recheck(queue, id, profile, view, now, out)
+    {
+        return;
+    }
+    let Some(work) = queue.work_mut(id) else {
+        return;
+    };
+    let request = ApiRequest {
+        id: id.request(),
+        verb,
+        pod: work.key.pod.clone(),
+        uid,
+    };
+    out.push(Effect::Api(request.clone()));
+    work.phase = WorkPhase::Requesting { attempt, request };
+}
+
+/// The work function returned `outcome`; the completion step is next.
+fn finish(
+    queue: &mut TimedQueue,
+    id: WorkId,
+    outcome: Outcome,
+    note: Option<Note>,
+    out: &mut Vec<Effect>,
+) {
+    let Some(work) = queue.work_mut(id) else {
+        return;
+    };
+    work.phase = WorkPhase::Finished { outcome };
+    if let Some(note) = note {
+        out.push(decision(work.key.pod.clone(), note));
+    }
+}
+
+fn decision(pod: crate::api::PodKey, note: Note) -> Effect {
+    Effect::Decision(Decision { pod, note })
+}
+
+/// What the caches say about a work now (the fixed design's re-check, spec CORE-A14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recheck {
+    /// Still to be evicted, now.
+    Due,
+    /// Still to be evicted, but later (tolerations or taints changed): at this instant.
+    Later(Time),
+    /// No longer to be evicted: the pod or its incarnation is gone, unbound, its node untainted
+    /// or gone, or every used toleration is forever.
+    Void,
+}
+
+/// Re-evaluate `work` against the informer caches, with its original `created_at`.
+/// Spec: CORE-A14.
+pub fn evaluate(work: &Work, profile: &Profile, view: &impl ClusterView, now: Time) -> Recheck {
+    let Some(pod) = view.pod(&work.key.pod) else {
+        return Recheck::Void;
+    };
+    if work.key.uid.as_ref().is_some_and(|uid| *uid != pod.uid) {
+        return Recheck::Void;
+    }
+    let Some(node) = pod.node_name.as_deref().and_then(|name| view.node(name)) else {
+        return Recheck::Void;
+    };
+    let taints: Vec<Taint> = node.no_execute_taints().cloned().collect();
+    if taints.is_empty() {
+        return Recheck::Void;
+    }
+    match verdict(&taints, &pod.tolerations, profile.comparison_operators) {
+        Verdict::Untolerated => Recheck::Due,
+        Verdict::Tolerated(TolerationTime::Forever) => Recheck::Void,
+        Verdict::Tolerated(TolerationTime::After(m)) => {
+            let deadline = work.created_at.plus(m);
+            if deadline <= now {
+                Recheck::Due
+            } else {
+                Recheck::Later(deadline)
+            }
+        }
+    }
+}
+
+/// Apply [`evaluate`]: true if the work may go on; otherwise it is re-armed for its later
+/// deadline or abandoned.
+fn recheck(
+    queue: &mut TimedQueue,
+    id: WorkId,
+    profile: &Profile,
+    view: &impl ClusterView,
+    now: Time,
+    out: &mut Vec<Effect>,
+) -> bool {
+    let Some(work) = queue.work_mut(id) else {
+        return false;
+    };
+    match evaluate(work, profile, view, now) {
+        Recheck::Due => true,
+        Recheck::Later(fire_at) => {
+            work.fire_at = fire_at;
+            work.phase = WorkPhase::Armed;
+            let pod = work.key.pod.clone();
+            let key = work.key.clone();
+            queue.retime_entry(&key, id, fire_at);
+            out.push(Effect::ArmTimer {
+                id: id.timer(),
+                fire_at,
+            });
+            out.push(decision(pod, Note::Rescheduled { fire_at }));
+            false
+        }
+        Recheck::Void => {
+            finish(
+                queue,
+                id,
+                Outcome::Abandoned,
+                Some(Note::RecheckAbandoned),
+                out,
+            );
+            false
+        }
+    }
+}

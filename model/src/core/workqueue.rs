@@ -1,0 +1,159 @@
+//! client-go's basic work queue (`util/workqueue/queue.go`), without its blocking: `get` returns
+//! `None` where client-go's `Get` would wait, and the runtime blocks around it. Spec: WQ-1..WQ-4.
+
+use std::collections::{BTreeSet, VecDeque};
+
+/// A deduplicating FIFO: a key is queued at most once, handed out to at most one consumer at a
+/// time, and an `add` while it is processing is deferred until `done` (semantics §2.4).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WorkQueue<T: Ord + Clone> {
+    queue: VecDeque<T>,
+    dirty: BTreeSet<T>,
+    processing: BTreeSet<T>,
+}
+
+impl<T: Ord + Clone> Default for WorkQueue<T> {
+    fn default() -> Self {
+        WorkQueue {
+            queue: VecDeque::new(),
+            dirty: BTreeSet::new(),
+            processing: BTreeSet::new(),
+        }
+    }
+}
+
+impl<T: Ord + Clone> WorkQueue<T> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Upstream `Add`. A dirty key is not queued again (adds collapse); a key being processed is
+    /// marked dirty and queued by [`WorkQueue::done`]. Spec: WQ-1.
+    pub fn add(&mut self, item: T) {
+        if self.dirty.contains(&item) {
+            return;
+        }
+        self.dirty.insert(item.clone());
+        if !self.processing.contains(&item) {
+            self.queue.push_back(item);
+        }
+    }
+
+    /// Upstream `Get`, non-blocking: the head moves from dirty to processing. Spec: WQ-2.
+    pub fn get(&mut self) -> Option<T> {
+        let item = self.queue.pop_front()?;
+        self.dirty.remove(&item);
+        self.processing.insert(item.clone());
+        Some(item)
+    }
+
+    /// Upstream `Done`: the key may be handed out again; if it was added meanwhile it is queued
+    /// now, once. Spec: WQ-3.
+    pub fn done(&mut self, item: &T) {
+        self.processing.remove(item);
+        if self.dirty.contains(item) {
+            self.queue.push_back(item.clone());
+        }
+    }
+
+    /// Keys waiting to be handed out (upstream `Len`).
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// True iff `item` was handed out and not yet `done`.
+    pub fn is_processing(&self, item: &T) -> bool {
+        self.processing.contains(item)
+    }
+
+    /// No key queued and none handed out.
+    pub fn is_idle(&self) -> bool {
+        self.queue.is_empty() && self.processing.is_empty()
+    }
+
+    /// The queued keys, head first.
+    pub fn queued(&self) -> impl Iterator<Item = &T> {
+        self.queue.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn adds_collapse_while_queued() {
+        let mut q = WorkQueue::new();
+        q.add(1);
+        q.add(1);
+        q.add(2);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.get(), Some(1));
+        assert_eq!(q.get(), Some(2));
+        assert_eq!(q.get(), None);
+    }
+
+    #[test]
+    fn add_while_processing_waits_for_done() {
+        let mut q = WorkQueue::new();
+        q.add("a");
+        assert_eq!(q.get(), Some("a"));
+        q.add("a");
+        q.add("a");
+        assert_eq!(
+            q.get(),
+            None,
+            "WQ-1: a processing key is not handed out again"
+        );
+        q.done(&"a");
+        assert_eq!(q.get(), Some("a"), "WQ-3: one more round after done");
+        q.done(&"a");
+        assert!(q.is_idle());
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Add(u8),
+        Get,
+        Done(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0u8..4).prop_map(Op::Add),
+            Just(Op::Get),
+            (0usize..4).prop_map(Op::Done)
+        ]
+    }
+
+    proptest! {
+        /// WQ-4: a key is never handed out twice at once, and every added key is eventually
+        /// handed out after its last add.
+        #[test]
+        fn never_hands_out_a_key_twice_at_once(ops in proptest::collection::vec(op(), 0..64)) {
+            let mut q = WorkQueue::new();
+            let mut held: Vec<u8> = Vec::new();
+            let mut owed: BTreeSet<u8> = BTreeSet::new();
+            for op in ops {
+                match op {
+                    Op::Add(k) => { q.add(k); owed.insert(k); }
+                    Op::Get => if let Some(k) = q.get() {
+                        prop_assert!(!held.contains(&k), "key {} handed out twice", k);
+                        held.push(k);
+                        owed.remove(&k);
+                    },
+                    Op::Done(i) => if i < held.len() { let k = held.remove(i); q.done(&k); }
+                }
+            }
+            for k in held.drain(..) { q.done(&k); }
+            while let Some(k) = q.get() { owed.remove(&k); q.done(&k); }
+            prop_assert!(owed.is_empty(), "adds lost: {:?}", owed);
+            prop_assert!(q.is_idle());
+        }
+    }
+}

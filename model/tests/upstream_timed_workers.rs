@@ -1,0 +1,222 @@
+//! Upstream's `timed_workers_test.go` (1.18 and newest, plus the ownership-token test of PR
+//! #141568), reproduced on the core's timed queue. The Go tests count how often the work
+//! function runs; here a run is a work that starts (the "Marking for deletion" event). Their fake
+//! clock is the virtual `now`.
+
+use taintcheck_model::api::PodKey;
+use taintcheck_model::core::driver::Cluster;
+use taintcheck_model::core::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
+use taintcheck_model::core::{work, ApiResult, Effect, EventKind};
+use taintcheck_model::profile::{CompletionPolicy, Profile};
+use taintcheck_model::time::Time;
+
+fn key(name: &str) -> WorkKey {
+    WorkKey {
+        pod: PodKey::new(name, name),
+        uid: None,
+    }
+}
+
+/// The queue, a profile and a clock; the API answers every request with success.
+struct Harness {
+    queue: TimedQueue,
+    profile: Profile,
+    view: Cluster,
+    now: Time,
+    effects: Vec<Effect>,
+}
+
+impl Harness {
+    fn new(profile: Profile) -> Harness {
+        Harness {
+            queue: TimedQueue::new(),
+            profile,
+            view: Cluster::default(),
+            now: Time::ZERO,
+            effects: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, name: &str, created_at: i64, fire_at: i64) {
+        self.queue.add_work(
+            &key(name),
+            Time(created_at),
+            Time(fire_at),
+            Immediate::Nil,
+            &mut self.effects,
+        );
+    }
+
+    fn cancel(&mut self, name: &str) -> bool {
+        self.queue
+            .cancel_work(&key(name), &self.profile, &mut self.effects)
+    }
+
+    /// Step the fake clock to `t` and run every due work to completion.
+    fn run_until(&mut self, t: i64) {
+        self.now = Time(t);
+        loop {
+            let works: Vec<_> = self.queue.works().keys().copied().collect();
+            let mut progressed = false;
+            for id in works {
+                let (p, v, n, out) = (&self.profile, &self.view, self.now, &mut self.effects);
+                progressed |= work::fire_timer(&mut self.queue, id.timer(), p, v, n, out);
+                progressed |= work::start_work(&mut self.queue, id, p, v, n, out);
+                progressed |= work::responded(
+                    &mut self.queue,
+                    id.request(),
+                    ApiResult::Ok(None),
+                    p,
+                    v,
+                    n,
+                    out,
+                );
+                progressed |= self.queue.complete(id, p).is_some();
+            }
+            if !progressed {
+                return;
+            }
+        }
+    }
+
+    /// How often the work function ran.
+    fn runs(&self) -> usize {
+        self.effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Event(ev) if ev.kind == EventKind::MarkingForDeletion))
+            .count()
+    }
+}
+
+fn eras() -> [Profile; 2] {
+    [Profile::v1_18(), Profile::latest()]
+}
+
+/// `TestExecute`: five works with a zero delay all run.
+#[test]
+fn execute() {
+    for profile in eras() {
+        let mut h = Harness::new(profile);
+        for name in ["1", "2", "3", "4", "5"] {
+            h.add(name, 0, 0);
+        }
+        h.run_until(0);
+        assert_eq!(h.runs(), 5, "{}", profile.name);
+    }
+}
+
+/// `TestExecuteDelayed`: duplicate adds are skipped; every work runs once after 11 s.
+#[test]
+fn execute_delayed() {
+    for profile in eras() {
+        let mut h = Harness::new(profile);
+        for name in ["1", "2", "3", "4", "5", "1", "2", "3", "4", "5"] {
+            h.add(name, 0, 10_000);
+        }
+        h.run_until(9_999);
+        assert_eq!(h.runs(), 0, "{}", profile.name);
+        h.run_until(11_000);
+        assert_eq!(h.runs(), 5, "{}", profile.name);
+    }
+}
+
+/// `TestCancel`: two of five cancelled works never run.
+#[test]
+fn cancel() {
+    for profile in eras() {
+        let mut h = Harness::new(profile);
+        for name in ["1", "2", "3", "4", "5", "1", "2", "3", "4", "5"] {
+            h.add(name, 0, 10_000);
+        }
+        assert!(h.cancel("2") && h.cancel("4"));
+        h.run_until(11_000);
+        assert_eq!(h.runs(), 3, "{}", profile.name);
+    }
+}
+
+/// `TestCancelAndRead`: a cancelled key can be added again and then runs.
+#[test]
+fn cancel_and_read() {
+    for profile in eras() {
+        let mut h = Harness::new(profile);
+        for name in ["1", "2", "3", "4", "5", "1", "2", "3", "4", "5"] {
+            h.add(name, 0, 10_000);
+        }
+        h.cancel("2");
+        h.cancel("4");
+        h.add("2", 0, 10_000);
+        h.run_until(11_000);
+        assert_eq!(h.runs(), 4, "{}", profile.name);
+    }
+}
+
+/// PR #141568's `TestRunningWorkerCompletionDoesNotRemoveReplacement` (N4): a running work's
+/// completion leaves a newer entry alone. Its era is `latest` plus ownership tokens; plain
+/// `latest` deletes the replacement, orphaning its timer.
+#[test]
+fn running_worker_completion_does_not_remove_replacement() {
+    let tokens = Profile {
+        completion: CompletionPolicy::OwnedDelete,
+        ..Profile::latest()
+    };
+    for (profile, kept) in [(tokens, true), (Profile::latest(), false)] {
+        // (first worker, whether upstream's CancelWork reports it cancelled)
+        for (scheduled, cancel_succeeds) in [(false, false), (true, true)] {
+            let mut h = Harness::new(profile);
+            let k = key("pod");
+            if scheduled {
+                h.add("pod", 0, 1_000);
+            } else {
+                h.add("pod", 0, 0);
+            }
+            let first = *h.queue.works().keys().next().unwrap();
+            let (p, v) = (&h.profile, &h.view);
+            h.now = Time(if scheduled { 1_000 } else { 0 });
+            work::fire_timer(&mut h.queue, first.timer(), p, v, h.now, &mut h.effects);
+            work::start_work(&mut h.queue, first, p, v, h.now, &mut h.effects);
+            assert!(matches!(
+                h.queue.work(first).unwrap().phase,
+                WorkPhase::Requesting { .. }
+            ));
+            assert_eq!(h.cancel("pod"), cancel_succeeds, "{}", profile.name);
+            h.add("pod", 2_000, 10_000);
+            let replacement = h.queue.get_worker(&k).expect("replacement added");
+            assert_eq!(replacement.1, Time(10_000));
+            // Release the first worker: its GET, PATCH and DELETE succeed, then it completes.
+            for _ in 0..3 {
+                let (p, v) = (&h.profile, &h.view);
+                let result = ApiResult::Ok(None);
+                work::responded(
+                    &mut h.queue,
+                    first.request(),
+                    result,
+                    p,
+                    v,
+                    h.now,
+                    &mut h.effects,
+                );
+            }
+            assert!(h.queue.complete(first, &h.profile).is_some());
+            let after = h.queue.entry(&k).cloned();
+            assert_eq!(
+                matches!(
+                    after,
+                    Some(Entry::Timer {
+                        fire_at: Time(10_000),
+                        ..
+                    })
+                ),
+                kept,
+                "{} scheduled={scheduled}",
+                profile.name
+            );
+            assert_eq!(h.cancel("pod"), kept, "{}", profile.name);
+            assert!(h.queue.get_worker(&k).is_none());
+            if !kept {
+                // N4: the replacement's timer is orphaned: still armed, no longer cancellable.
+                h.run_until(10_000);
+                assert_eq!(h.runs(), 2, "the orphaned timer still fires");
+            }
+        }
+    }
+}
