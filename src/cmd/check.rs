@@ -62,7 +62,9 @@ impl ModelArgs {
             )
         })?;
         let mut config = CheckConfig::load(&self.config).map_err(|e| e.to_string())?;
-        config.apply(&self.overrides()?).map_err(|e| e.to_string())?;
+        config
+            .apply(&self.overrides()?)
+            .map_err(|e| e.to_string())?;
         Ok(TaintSys::new(profile, config))
     }
 
@@ -86,8 +88,10 @@ impl ModelArgs {
                 v.iter()
                     .map(|s| {
                         OpKind::parse(s).ok_or_else(|| {
-                            let names: Vec<_> =
-                                OpKind::ALL.iter().map(|k| format!("\"{}\"", k.name())).collect();
+                            let names: Vec<_> = OpKind::ALL
+                                .iter()
+                                .map(|k| format!("\"{}\"", k.name()))
+                                .collect();
                             format!(
                                 "--operations: Unsupported value: \"{s}\": supported values: {}",
                                 names.join(", ")
@@ -128,9 +132,6 @@ pub struct CheckArgs {
     pub strategy: String,
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Symmetry reduction over pods (dfs and simulation only).
-    #[arg(long)]
-    pub symmetry: bool,
     /// Stop after about this many states.
     #[arg(long)]
     pub target_states: Option<usize>,
@@ -160,7 +161,6 @@ pub fn run(args: CheckArgs) -> ExitCode {
     let opts = RunOptions {
         strategy,
         threads: args.threads,
-        symmetry: args.symmetry,
         target_states: args.target_states,
         seed: args.seed,
     };

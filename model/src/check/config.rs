@@ -11,7 +11,10 @@ use std::fmt;
 
 /// The named configurations shipped in `specs/configs/`, in the order `check --help` lists them.
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("default", include_str!("../../../specs/configs/default.yaml")),
+    (
+        "default",
+        include_str!("../../../specs/configs/default.yaml"),
+    ),
     (
         "timer-vs-cancel",
         include_str!("../../../specs/configs/timer-vs-cancel.yaml"),
@@ -32,10 +35,13 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "failing-delete",
         include_str!("../../../specs/configs/failing-delete.yaml"),
     ),
-    ("restart", include_str!("../../../specs/configs/restart.yaml")),
     (
-        "orphan-timer",
-        include_str!("../../../specs/configs/orphan-timer.yaml"),
+        "restart",
+        include_str!("../../../specs/configs/restart.yaml"),
+    ),
+    (
+        "forever-toleration",
+        include_str!("../../../specs/configs/forever-toleration.yaml"),
     ),
     (
         "three-pods",
@@ -183,7 +189,12 @@ impl CheckConfig {
     /// Parses a configuration document; `file` names it in error messages.
     pub fn parse(file: &str, name: &str, text: &str) -> Result<CheckConfig, ConfigError> {
         let docs = MarkedYamlOwned::load_from_str(text).map_err(|e| {
-            ConfigError::new(file, e.marker().line(), "", format!("invalid YAML: {}", e.info()))
+            ConfigError::new(
+                file,
+                e.marker().line(),
+                "",
+                format!("invalid YAML: {}", e.info()),
+            )
         })?;
         let root = docs
             .into_iter()
@@ -231,15 +242,15 @@ impl CheckConfig {
             }
             if let Some(node) = &p.node {
                 if !seen.contains(node.as_str()) {
-                    return err(
-                        &format!("pods[{i}].node"),
-                        format!("Not found: \"{node}\""),
-                    );
+                    return err(&format!("pods[{i}].node"), format!("Not found: \"{node}\""));
                 }
             }
         }
         if self.step_ms <= 0 {
-            return err("step_ms", format!("Invalid value: {}: must be positive", self.step_ms));
+            return err(
+                "step_ms",
+                format!("Invalid value: {}: must be positive", self.step_ms),
+            );
         }
         if self.horizon_ms < 0 {
             return err(
@@ -281,9 +292,9 @@ impl CheckConfig {
             let template = self.pods.last().cloned();
             self.pods.truncate(n);
             while self.pods.len() < n {
-                let mut p = template.clone().ok_or_else(|| {
-                    ConfigError::new("--pods", 0, "", "no pod to copy".into())
-                })?;
+                let mut p = template
+                    .clone()
+                    .ok_or_else(|| ConfigError::new("--pods", 0, "", "no pod to copy".into()))?;
                 p.name = format!("p{}", self.pods.len() + 1);
                 self.pods.push(p);
             }
@@ -565,8 +576,10 @@ impl Reader<'_> {
                                 cfg.operations.insert(k);
                             }
                             None => {
-                                let sup: Vec<_> =
-                                    OpKind::ALL.iter().map(|k| format!("\"{}\"", k.name())).collect();
+                                let sup: Vec<_> = OpKind::ALL
+                                    .iter()
+                                    .map(|k| format!("\"{}\"", k.name()))
+                                    .collect();
                                 self.fail(
                                     o,
                                     &path,
@@ -654,11 +667,7 @@ impl Reader<'_> {
     fn toleration(&mut self, n: &Node, path: &str) -> Toleration {
         let mut tol = Toleration::exists("", Some(TaintEffect::NoExecute), None);
         let mut operator = None;
-        for (key, v) in self.fields(
-            n,
-            path,
-            &["key", "operator", "value", "effect", "seconds"],
-        ) {
+        for (key, v) in self.fields(n, path, &["key", "operator", "value", "effect", "seconds"]) {
             let p = join(path, key);
             match key {
                 "key" => tol.key = self.string(v, &p).into(),
@@ -739,7 +748,11 @@ mod tests {
     #[test]
     fn unknown_fields_and_dangling_nodes_are_rejected() {
         let e = CheckConfig::parse("x.yaml", "x", "nodes: []\nbogus: 1\n").unwrap_err();
-        assert!(e.to_string().starts_with("x.yaml:2: bogus: Unsupported field"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("x.yaml:2: bogus: Unsupported field"),
+            "{e}"
+        );
         let e = CheckConfig::parse(
             "x.yaml",
             "x",

@@ -94,9 +94,17 @@ fn describe(s: &SysState, a: &Action) -> String {
     match s.ctrl.shards().get(*worker).map(|sh| &sh.worker) {
         Some(Worker::Node { node, phase, .. }) => match phase {
             NodePhase::Updated { taints: t } => {
-                format!("worker {worker} handles node {node}: taints {}, lists its pods{timer}", taints(t))
+                format!(
+                    "worker {worker} handles node {node}: taints {}, lists its pods{timer}",
+                    taints(t)
+                )
             }
-            NodePhase::Pods { taints: t, pods, next, .. } => match pods.get(*next) {
+            NodePhase::Pods {
+                taints: t,
+                pods,
+                next,
+                ..
+            } => match pods.get(*next) {
                 Some(p) => format!(
                     "worker {worker} handles node {node}: taints {} for pod {}{timer}",
                     taints(t),
@@ -106,7 +114,11 @@ fn describe(s: &SysState, a: &Action) -> String {
             },
         },
         Some(Worker::Draining { pod }) => {
-            format!("worker {worker} handles pod item {} on {}{timer}", pod.key, pod.node_str())
+            format!(
+                "worker {worker} handles pod item {} on {}{timer}",
+                pod.key,
+                pod.node_str()
+            )
         }
         _ => action(a),
     }
@@ -126,7 +138,9 @@ fn env(op: &EnvOp) -> String {
             toleration,
             seconds,
         } => match seconds {
-            Some(s) => format!("env: set tolerationSeconds of {pod} toleration {toleration} to {s}s"),
+            Some(s) => {
+                format!("env: set tolerationSeconds of {pod} toleration {toleration} to {s}s")
+            }
             None => format!("env: make {pod} toleration {toleration} tolerate forever"),
         },
         EnvOp::DeletePod { pod } => format!("env: delete pod {pod}"),
@@ -216,7 +230,13 @@ fn action_text(a: &Action) -> String {
     action(a)
 }
 
-const LANES: [&str; 5] = ["environment", "informers", "controller", "api server", "events"];
+const LANES: [&str; 5] = [
+    "environment",
+    "informers",
+    "controller",
+    "api server",
+    "events",
+];
 
 /// The Explorer's timeline: one column per step (time on top), lanes for the environment, the
 /// informers, the controller (dispatchers, workers, timers), the API server and the events; marks
@@ -259,7 +279,13 @@ pub fn svg(model: &TaintSys, path: Path<SysState, Action>) -> String {
             Action::Controller(_) => (2, "#2ca02c"),
             Action::ApiRespond(_) => (3, "#d62728"),
         };
-        mark(&mut svg, x, 40 + lane * lane_h + lane_h / 2, color, &action_label(action));
+        mark(
+            &mut svg,
+            x,
+            40 + lane * lane_h + lane_h / 2,
+            color,
+            &action_label(action),
+        );
         for e in outcome.iter().flat_map(|o| &o.effects) {
             let (lane, color, label) = match e {
                 Effect::Event(ev) => (4, "#9467bd", format!("{:?} {}", ev.kind, ev.pod)),
@@ -267,7 +293,13 @@ pub fn svg(model: &TaintSys, path: Path<SysState, Action>) -> String {
                 Effect::Decision(d) => (2, "#8c564b", format!("{:?}", d.note)),
                 _ => continue,
             };
-            mark(&mut svg, x, 40 + lane * lane_h + lane_h / 2 + 14, color, &label);
+            mark(
+                &mut svg,
+                x,
+                40 + lane * lane_h + lane_h / 2 + 14,
+                color,
+                &label,
+            );
         }
     }
     svg.push_str("</svg>");

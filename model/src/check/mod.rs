@@ -14,23 +14,22 @@ pub mod display;
 pub mod properties;
 pub mod run;
 pub mod state;
-pub mod symmetry;
 
 pub use action::{Action, EnvOp};
 pub use config::{CheckConfig, OpKind, Overrides};
 pub use state::SysState;
 
-use crate::api::{Node, NodeName, Pod, PodKey, Toleration};
+use crate::api::{Node, NodeName, Pod, PodKey};
 use crate::core::{
     ApiRequest, ApiResult, ClusterView, Config as CoreConfig, Controller, Effect, EventKind, Note,
-    Step, Verb,
+    Step, Verb, WorkPhase, Worker,
 };
 use crate::profile::Profile;
 use crate::time::Time;
 use properties::{Flag, Witness};
 use state::{
-    earliest_eviction, ApiNode, ApiPod, ApiServer, CachedNode, CachedPod, Delta,
-    EnvState, History, Informer,
+    earliest_eviction, ApiNode, ApiPod, ApiServer, CachedNode, CachedPod, Delta, EnvState, History,
+    Informer,
 };
 use std::collections::BTreeMap;
 
@@ -171,8 +170,7 @@ impl TaintSys {
     pub fn quiescent(&self, s: &SysState) -> bool {
         s.nodes.is_drained()
             && s.pods.is_drained()
-            && s.ctrl.is_quiescent()
-            && s.ctrl.pending_requests().next().is_none()
+            && waits_only_for_timers(&s.ctrl)
             && s.ctrl.next_deadline().is_none_or(|d| d > s.now)
     }
 
@@ -200,7 +198,15 @@ impl TaintSys {
 
     fn env_ops(&self, s: &SysState, out: &mut Vec<EnvOp>) {
         let cfg = &self.config;
-        if s.env.budget == 0 || !self.on_grid(s) {
+        if s.env.budget == 0 {
+            return;
+        }
+        // A fault is not a cluster change: it may strike any request, on the grid or not.
+        let fault = cfg.allows(OpKind::FailNextCall) && !s.env.fail_next;
+        if !self.on_grid(s) {
+            if fault {
+                out.push(EnvOp::FailNextCall);
+            }
             return;
         }
         for (name, n) in &s.api.nodes {
@@ -280,7 +286,7 @@ impl TaintSys {
         if cfg.allows(OpKind::Restart) {
             out.push(EnvOp::Restart);
         }
-        if cfg.allows(OpKind::FailNextCall) && !s.env.fail_next {
+        if fault {
             out.push(EnvOp::FailNextCall);
         }
     }
@@ -295,7 +301,11 @@ impl TaintSys {
             Action::InformerDeliverPod => self.deliver_pod(&mut next, &mut out),
             Action::Controller(step) => {
                 let SysState {
-                    ctrl, nodes, pods, now, ..
+                    ctrl,
+                    nodes,
+                    pods,
+                    now,
+                    ..
                 } = &mut next;
                 let view = CacheView {
                     nodes: &nodes.cache,
@@ -307,7 +317,11 @@ impl TaintSys {
                 let req = next.ctrl.pending_requests().find(|r| r.id == *id)?.clone();
                 let result = self.answer(&mut next, &req, &mut out);
                 let SysState {
-                    ctrl, nodes, pods, now, ..
+                    ctrl,
+                    nodes,
+                    pods,
+                    now,
+                    ..
                 } = &mut next;
                 let view = CacheView {
                     nodes: &nodes.cache,
@@ -402,7 +416,8 @@ impl TaintSys {
             s.env.fail_next = false;
             s.history.failed.push(req.id.0);
             s.history.failed.sort_unstable();
-            out.notes.push(format!("api server fails {:?} {}", req.verb, req.pod));
+            out.notes
+                .push(format!("api server fails {:?} {}", req.verb, req.pod));
             return ApiResult::Failed;
         }
         let Some(p) = s.api.pods.get(&req.pod) else {
@@ -419,8 +434,13 @@ impl TaintSys {
             Verb::PatchDisruptionTarget => ApiResult::Ok(None),
             Verb::Delete => {
                 let p = s.api.pods.remove(&req.pod).expect("looked up above");
-                out.notes
-                    .push(format!("api server deletes {} (uid {})", req.pod, p.pod.uid));
+                out.notes.push(format!(
+                    "api server deletes {} (uid {})",
+                    req.pod, p.pod.uid
+                ));
+                if s.history.cancelled.binary_search(&req.pod).is_ok() {
+                    s.history.violated |= Flag::HonestCancel.bit();
+                }
                 if s.history.decided.binary_search(&p.pod.uid).is_err() {
                     s.history.violated |= Flag::UidSafety.bit();
                 }
@@ -447,11 +467,16 @@ impl TaintSys {
         let (Some(n), Some(bound)) = (node, p.bound_since) else {
             return;
         };
-        let Some(at) = earliest_eviction(&n.node, &n.taint_since, &p.pod, bound, self.ops())
-        else {
+        let Some(at) = earliest_eviction(&n.node, &n.taint_since, &p.pod, bound, self.ops()) else {
             return;
         };
-        let start = n.taint_since.iter().copied().max().unwrap_or(bound).max(bound);
+        let start = n
+            .taint_since
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(bound)
+            .max(bound);
         s.history.witnessed |= if at <= start {
             Witness::ImmediateEviction.bit()
         } else {
@@ -461,7 +486,13 @@ impl TaintSys {
 
     /// Evaluates the properties tied to the effects of one step (EVICT-1, EVICT-2, CANCEL-1,
     /// CORE-PRE) against the caches as they are at that step.
-    fn judge_effects(&self, s: &mut SysState, before: &SysState, action: &Action, effects: &[Effect]) {
+    fn judge_effects(
+        &self,
+        s: &mut SysState,
+        before: &SysState,
+        action: &Action,
+        effects: &[Effect],
+    ) {
         for e in effects {
             match e {
                 Effect::Event(ev) => match ev.kind {
@@ -491,7 +522,8 @@ impl TaintSys {
         }
     }
 
-    /// EVICT-1, EVICT-2 and CANCEL-1 at the moment a DELETE is issued.
+    /// EVICT-1, EVICT-2 and CANCEL-1 at the moment a DELETE is issued (CANCEL-1 is checked
+    /// again when the API server applies it).
     fn judge_delete(&self, s: &mut SysState, req: &ApiRequest) {
         if s.history.cancelled.binary_search(&req.pod).is_ok() {
             s.history.violated |= Flag::HonestCancel.bit();
@@ -559,7 +591,10 @@ impl TaintSys {
                 if s.api.pods.remove(pod).is_some() {
                     s.pods.pending.push_back(Delta::Delete(pod.clone()));
                 }
-                let spec = self.config.pod_spec(pod).expect("pods come from the config");
+                let spec = self
+                    .config
+                    .pod_spec(pod)
+                    .expect("pods come from the config");
                 let uid = s.api.fresh_uid(&spec.name);
                 let p = ApiPod {
                     pod: Pod {
@@ -605,14 +640,6 @@ impl TaintSys {
         p.changed_at = s.now;
         s.pods.pending.push_back(Delta::Upsert(cached_pod(p)));
     }
-
-    /// The tolerations a pod's spec starts with (for display).
-    pub fn spec_tolerations(&self, key: &PodKey) -> &[Toleration] {
-        self.config
-            .pod_spec(key)
-            .map(|p| p.tolerations.as_slice())
-            .unwrap_or(&[])
-    }
 }
 
 /// The pod object a decision about `key` was made on: the object the worker listed (node
@@ -630,6 +657,26 @@ fn decided_uid(before: &SysState, action: &Action, key: &PodKey) -> Option<crate
         }
     }
     before.pods.cache.get(key).map(|p| p.pod.uid.clone())
+}
+
+/// The controller has nothing to do but wait for timers: queues idle, nothing held, buffered
+/// or handled, and every work armed (eviction timer) or backing off (backoff timer).
+/// `Controller::is_quiescent` does not count backoff as waiting.
+fn waits_only_for_timers(ctrl: &Controller) -> bool {
+    let (held_node, held_pod) = ctrl.held();
+    ctrl.node_queue().is_idle()
+        && ctrl.pod_queue().is_idle()
+        && held_node.is_none()
+        && held_pod.is_none()
+        && ctrl
+            .shards()
+            .iter()
+            .all(|s| s.nodes.is_empty() && s.pods.is_empty() && s.worker == Worker::Idle)
+        && ctrl
+            .timed_queue()
+            .works()
+            .values()
+            .all(|w| matches!(w.phase, WorkPhase::Armed | WorkPhase::Backoff { .. }))
 }
 
 fn cached_node(n: &ApiNode) -> CachedNode {

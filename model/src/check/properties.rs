@@ -57,14 +57,22 @@ pub struct PropertyInfo {
 
 /// Every property in the order `check` prints them.
 pub const PROPERTIES: &[PropertyInfo] = &[
-    info("EVICT-1 no eviction after observed taint removal", "EVICT-1", true),
+    info(
+        "EVICT-1 no eviction after observed taint removal",
+        "EVICT-1",
+        true,
+    ),
     info("EVICT-2 no premature eviction", "EVICT-2", true),
     info("LIVE-1 bounded eviction", "LIVE-1", true),
     info("LIVE-2 bounded eviction across restarts", "LIVE-2", true),
     info("UID-1 uid safety", "UID-1", true),
     info("JUST-1 justified by the api since bind", "JUST-1", true),
     info("CANCEL-1 honest cancel", "CANCEL-1", true),
-    info("QUEUE-1 queue exclusivity and shard affinity", "QUEUE-1", true),
+    info(
+        "QUEUE-1 queue exclusivity and shard affinity",
+        "QUEUE-1",
+        true,
+    ),
     info("CORE-PRE core precondition", "CORE-PRE", true),
     info("CONV-1 convergence", "CONV-1", true),
     info("an immediate eviction", "SOME-1", false),
@@ -101,12 +109,14 @@ pub fn properties() -> Vec<Property<TaintSys>> {
         Property::always(p[8].name, |_, s| {
             flag_clear(s, Flag::CorePrecondition) && !s.ctrl.precondition_violated()
         }),
-        Property::always(p[9].name, |m, s| converged_when_quiescent(m, s)),
+        Property::always(p[9].name, converged_when_quiescent),
         Property::sometimes(p[10].name, |_, s| witnessed(s, Witness::ImmediateEviction)),
         Property::sometimes(p[11].name, |_, s| witnessed(s, Witness::SecondsEviction)),
         Property::sometimes(p[12].name, |_, s| witnessed(s, Witness::CancelledTimer)),
         Property::sometimes(p[13].name, |_, s| witnessed(s, Witness::RetriedDeletion)),
-        Property::sometimes(p[14].name, |_, s| witnessed(s, Witness::EvictionAfterRestart)),
+        Property::sometimes(p[14].name, |_, s| {
+            witnessed(s, Witness::EvictionAfterRestart)
+        }),
     ]
 }
 
@@ -147,7 +157,12 @@ fn converged_when_quiescent(m: &TaintSys, s: &SysState) -> bool {
         .api
         .nodes
         .values()
-        .map(|n| (&*n.node.name, n.node.no_execute_taints().collect::<Vec<_>>()))
+        .map(|n| {
+            (
+                &*n.node.name,
+                n.node.no_execute_taints().collect::<Vec<_>>(),
+            )
+        })
         .filter(|(_, t)| !t.is_empty())
         .collect();
     let actual: Vec<(&str, Vec<&crate::api::Taint>)> = s
@@ -184,17 +199,19 @@ fn queue_exclusive(s: &SysState) -> bool {
             }
         }
         if here_nodes.iter().any(|n| shard_of(n, workers) != i)
-            || here_pods.iter().any(|p| shard_of(p.node_str(), workers) != i)
+            || here_pods
+                .iter()
+                .any(|p| shard_of(p.node_str(), workers) != i)
         {
             return false;
         }
         nodes.extend(here_nodes);
         pods.extend(here_pods);
     }
-    let in_processing = nodes
-        .iter()
-        .all(|n| ctrl.node_queue().is_processing(&crate::api::NodeName::from(*n)))
-        && pods.iter().all(|p| ctrl.pod_queue().is_processing(p));
+    let in_processing = nodes.iter().all(|n| {
+        ctrl.node_queue()
+            .is_processing(&crate::api::NodeName::from(*n))
+    }) && pods.iter().all(|p| ctrl.pod_queue().is_processing(p));
     nodes.sort_unstable();
     pods.sort_unstable();
     let distinct = nodes.windows(2).all(|w| w[0] != w[1]) && pods.windows(2).all(|w| w[0] != w[1]);

@@ -11,11 +11,11 @@ use std::time::Instant;
 /// How to explore.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
-    /// Breadth-first: shortest counterexamples (single thread); ignores symmetry.
+    /// Breadth-first: shortest counterexamples (single thread).
     Bfs,
-    /// Depth-first: small memory; honours symmetry.
+    /// Depth-first: small memory.
     Dfs,
-    /// Random walks to the horizon (seeded); honours symmetry; never complete.
+    /// Random walks to the horizon (seeded); never complete.
     Simulation,
 }
 
@@ -43,7 +43,6 @@ impl Strategy {
 pub struct RunOptions {
     pub strategy: Strategy,
     pub threads: usize,
-    pub symmetry: bool,
     /// Stop after about this many states (simulation always needs one).
     pub target_states: Option<usize>,
     pub seed: u64,
@@ -54,7 +53,6 @@ impl Default for RunOptions {
         RunOptions {
             strategy: Strategy::Bfs,
             threads: 1,
-            symmetry: false,
             target_states: None,
             seed: 0,
         }
@@ -134,9 +132,6 @@ pub fn run(
     let mut builder = model.clone().checker().threads(opts.threads.max(1));
     if let Some(n) = opts.target_states {
         builder = builder.target_state_count(n);
-    }
-    if opts.symmetry {
-        builder = builder.symmetry_fn(super::symmetry::representative);
     }
     let checker: Box<dyn Checker<TaintSys> + Send + Sync> = match opts.strategy {
         Strategy::Bfs => Box::new(builder.spawn_bfs()),

@@ -205,10 +205,6 @@ impl ApiServer {
         }
     }
 
-    pub fn uid_of(&self, key: &PodKey) -> Option<&Uid> {
-        self.pods.get(key).map(|p| &p.pod.uid)
-    }
-
     /// Hands out a fresh UID for a pod named `name`.
     pub fn fresh_uid(&mut self, name: &str) -> Uid {
         self.next_uid += 1;
