@@ -19,6 +19,10 @@ enum Command {
     Check(cmd::check::CheckArgs),
     /// Serve stateright's Explorer on the model.
     Explore(cmd::explore::ExploreArgs),
+    /// Validate Pod and Node manifests as the API server would.
+    Validate(cmd::validate::ValidateArgs),
+    /// Explain what a node's taints mean for a pod.
+    Explain(cmd::explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -26,5 +30,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => cmd::check::run(args),
         Command::Explore(args) => cmd::explore::run(args),
+        Command::Validate(args) => cmd::validate::run(&args),
+        Command::Explain(args) => cmd::explain::run(&args),
     }
 }

@@ -3,14 +3,27 @@
 //! * [`api`]: compact Kubernetes objects; [`time`]: the only notion of time (caller-supplied ms).
 //! * [`matching`]: upstream's toleration matching, the single source of every match decision.
 //! * [`profile`]: version profiles as named behaviour switches; [`core`]: the sans-IO controller.
+//! * [`validate`] (with [`field`]): API-server validation; [`manifest`]: `kubectl` manifests in
+//!   and out; [`taint_syntax`]: `kubectl taint` arguments and `Taint.ToString`.
+//! * [`scheduler`]: the TaintToleration plugin; [`admission`]: admission-time tolerations;
+//!   [`explain`]: what a node's taints mean for a pod.
 //! * [`check`]: the stateright model of the whole system (`taintcheck check` / `explore`).
 //!
 //! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O
 //! on its own behalf. Inputs come in as arguments, decisions go out as values.
 
+pub mod admission;
 pub mod api;
 pub mod check;
 pub mod core;
+pub mod explain;
+pub mod field;
+pub mod manifest;
 pub mod matching;
 pub mod profile;
+pub mod scheduler;
+#[cfg(any(test, feature = "proptest"))]
+pub mod strategies;
+pub mod taint_syntax;
 pub mod time;
+pub mod validate;

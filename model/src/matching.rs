@@ -179,7 +179,35 @@ pub fn verdict(
     Verdict::Tolerated(fold.finish())
 }
 
+/// Upstream `TolerationsTolerateTaint` (component-helpers `scheduling/corev1/helpers.go`, spec
+/// MATCH-5): some toleration tolerates `taint`.
+#[doc(alias = "TolerationsTolerateTaint")]
+pub fn tolerations_tolerate_taint(
+    tolerations: &[Toleration],
+    taint: &Taint,
+    comparison_operators: bool,
+) -> bool {
+    first_tolerating(taint, tolerations, comparison_operators).is_some()
+}
+
+/// Upstream `FindMatchingUntoleratedTaint` (spec MATCH-5): the index of the first taint, in node
+/// order, that passes `filter` and that no toleration tolerates.
+#[doc(alias = "FindMatchingUntoleratedTaint")]
+pub fn find_untolerated_taint(
+    taints: &[Taint],
+    tolerations: &[Toleration],
+    filter: impl Fn(&Taint) -> bool,
+    comparison_operators: bool,
+) -> Option<usize> {
+    taints.iter().position(|taint| {
+        filter(taint) && !tolerations_tolerate_taint(tolerations, taint, comparison_operators)
+    })
+}
+
 /// True iff the effect is `NoExecute` (upstream `getNoExecuteTaints`' filter).
 pub fn is_no_execute(taint: &Taint) -> bool {
     taint.effect == TaintEffect::NoExecute
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,4 +1,6 @@
-//! One module per subcommand.
+//! One module per subcommand: each parses its own arguments, calls the library and prints.
 
 pub mod check;
+pub mod explain;
 pub mod explore;
+pub mod validate;

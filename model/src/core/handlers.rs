@@ -4,7 +4,7 @@
 
 use super::effect::{Decision, Effect, EventKind, EventRecord, Note};
 use super::intake::PodItem;
-use super::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
+use super::timed_queue::{Entry, Immediate, KeyView, TimedQueue, WorkPhase};
 use super::ClusterView;
 use crate::api::{NodeName, Pod, PodKey, Taint};
 use crate::matching::{verdict, TolerationTime, Verdict};
@@ -146,11 +146,11 @@ fn cancel_pod_with_event(
 fn cancel_with_event(
     queue: &mut TimedQueue,
     profile: &Profile,
-    key: &WorkKey,
+    key: KeyView<'_>,
     out: &mut Vec<Effect>,
 ) {
-    if queue.cancel_work(key, profile, out) {
-        out.push(cancel_event(&key.pod));
+    if queue.cancel_work(&key, profile, out) {
+        out.push(cancel_event(key.pod));
     }
 }
 
@@ -192,15 +192,15 @@ pub fn process_pod_on_node(
     immediate: Immediate,
     out: &mut Vec<Effect>,
 ) -> Note {
-    let key = WorkKey::new(profile.work_key, &pod.key, &pod.uid);
+    let key = KeyView::new(profile.work_key, &pod.key, &pod.uid);
     let zero = taints.is_empty();
     if zero {
-        cancel_with_event(queue, profile, &key, out);
+        cancel_with_event(queue, profile, key, out);
     }
     let decided = match verdict(taints, &pod.tolerations, profile.comparison_operators) {
         Verdict::Untolerated => match profile.deadline_policy {
             DeadlinePolicy::FirstWins => {
-                cancel_with_event(queue, profile, &key, out);
+                cancel_with_event(queue, profile, key, out);
                 let immediate = match profile.immediate_path {
                     ImmediatePath::TwoNows => immediate,
                     ImmediatePath::SameNow => Immediate::Nil,
@@ -208,14 +208,14 @@ pub fn process_pod_on_node(
                 queue.add_work(&key, now, now, immediate, out);
                 Note::EvictNow
             }
-            DeadlinePolicy::Recompute => match recompute(queue, &key, Duration::ZERO, now, out) {
+            DeadlinePolicy::Recompute => match recompute(queue, key, Duration::ZERO, now, out) {
                 Note::Scheduled { .. } => Note::EvictNow,
                 other => other,
             },
         },
         Verdict::Tolerated(TolerationTime::Forever) => {
             if profile.cancel_on_forever {
-                cancel_with_event(queue, profile, &key, out);
+                cancel_with_event(queue, profile, key, out);
                 Note::ToleratedForever
             } else {
                 Note::ForeverNotCancelled
@@ -231,14 +231,14 @@ pub fn process_pod_on_node(
                         return Note::KeptExisting { fire_at };
                     }
                     start = created_at;
-                    cancel_with_event(queue, profile, &key, out);
+                    cancel_with_event(queue, profile, key, out);
                 }
                 match queue.add_work(&key, start, trigger, Immediate::Nil, out) {
                     Some(_) => Note::Scheduled { fire_at: trigger },
                     None => Note::AlreadyExisting,
                 }
             }
-            DeadlinePolicy::Recompute => recompute(queue, &key, m, now, out),
+            DeadlinePolicy::Recompute => recompute(queue, key, m, now, out),
         },
     };
     let decided = if zero { Note::ZeroTaints } else { decided };
@@ -250,13 +250,13 @@ pub fn process_pod_on_node(
 /// moved earlier or later as `m` changes; a missing or finished work is replaced by a new one.
 fn recompute(
     queue: &mut TimedQueue,
-    key: &WorkKey,
+    key: KeyView<'_>,
     m: Duration,
     now: Time,
     out: &mut Vec<Effect>,
 ) -> Note {
     let live = queue
-        .entry(key)
+        .entry(&key)
         .and_then(Entry::work)
         .and_then(|id| queue.work(id).map(|w| (id, w)))
         .filter(|(_, w)| !w.cancelled && !matches!(w.phase, WorkPhase::Finished { .. }))
@@ -267,16 +267,16 @@ fn recompute(
             if deadline == fire_at {
                 Note::KeptExisting { fire_at }
             } else {
-                queue.reschedule(key, id, deadline, now, out);
+                queue.reschedule(&key, id, deadline, now, out);
                 Note::Rescheduled { fire_at: deadline }
             }
         }
         // Running: it re-checks the caches before each request.
         Some((_, _, fire_at, false)) => Note::KeptExisting { fire_at },
         None => {
-            queue.forget(key);
+            queue.forget(&key);
             let fire_at = now.plus(m);
-            queue.add_work(key, now, fire_at, Immediate::Nil, out);
+            queue.add_work(&key, now, fire_at, Immediate::Nil, out);
             Note::Scheduled { fire_at }
         }
     }

@@ -1,0 +1,155 @@
+//! `taintcheck explain --node NODE.yaml --pod POD.yaml`: what the node's taints mean for the
+//! pod, today and for a new pod (see `taintcheck_model::explain`).
+
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use taintcheck_model::explain::{Eviction, Explanation};
+use taintcheck_model::manifest::{self, Located};
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    /// A manifest holding exactly one Node.
+    #[arg(long, value_name = "NODE.yaml")]
+    node: PathBuf,
+    /// A manifest holding exactly one Pod.
+    #[arg(long, value_name = "POD.yaml")]
+    pod: PathBuf,
+    /// Print the explanation as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Evaluate `Lt`/`Gt` tolerations (feature gate `TaintTolerationComparisonOperators`).
+    #[arg(long)]
+    comparison_operators: bool,
+    /// Explain objects the API server would reject (upstream's matcher accepts more than
+    /// validation does).
+    #[arg(long)]
+    no_validate: bool,
+}
+
+pub fn run(args: &ExplainArgs) -> ExitCode {
+    let node = match load(&args.node, "Node", args) {
+        Ok(located) => located.compact_node(),
+        Err(code) => return code,
+    };
+    let pod = match load(&args.pod, "Pod", args) {
+        Ok(located) => located.compact_pod(),
+        Err(code) => return code,
+    };
+    let (Some(node), Some(pod)) = (node, pod) else {
+        unreachable!("load returns an object of the requested kind")
+    };
+    let explanation = Explanation::new(&node, &pod, args.comparison_operators);
+    if args.json {
+        match serde_json::to_string(&explanation) {
+            Ok(text) => println!("{text}"),
+            Err(e) => unreachable!("an Explanation always serializes: {e}"),
+        }
+    } else {
+        print!(
+            "{}",
+            render(
+                &node.name,
+                &pod.key.to_string(),
+                &explanation,
+                args.comparison_operators
+            )
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// The one object of `kind` in `file`, validated unless `--no-validate`; else errors on stderr.
+fn load(file: &Path, kind: &str, args: &ExplainArgs) -> Result<Located, ExitCode> {
+    let read = manifest::read_file(file);
+    let mut problems: Vec<String> = read.errors.iter().map(ToString::to_string).collect();
+    if problems.is_empty() && !args.no_validate {
+        problems.extend(
+            read.objects
+                .iter()
+                .flat_map(|o| o.validate(args.comparison_operators))
+                .map(|d| d.to_string()),
+        );
+    }
+    let mut found: Vec<Located> = read
+        .objects
+        .into_iter()
+        .filter(|o| o.kind() == kind)
+        .collect();
+    if problems.is_empty() && found.len() != 1 {
+        problems.push(format!(
+            "{}: expected exactly one {kind}, found {}",
+            file.display(),
+            found.len()
+        ));
+    }
+    if !problems.is_empty() {
+        problems.iter().for_each(|p| eprintln!("{p}"));
+        return Err(ExitCode::from(2));
+    }
+    Ok(found.remove(0))
+}
+
+/// The human-readable form: a table of taints, then the verdicts.
+fn render(node: &str, pod: &str, e: &Explanation, comparison_operators: bool) -> String {
+    let mut out = format!(
+        "node {node}, pod {pod} (comparison operators {})\n\n",
+        if comparison_operators { "on" } else { "off" }
+    );
+    if e.taints.is_empty() {
+        out.push_str("the node has no taints\n");
+    } else {
+        let width = e
+            .taints
+            .iter()
+            .map(|t| t.taint.len())
+            .max()
+            .unwrap_or(0)
+            .max(5);
+        out.push_str(&format!(
+            "{:width$}  {:16}  {:16}  FOR\n",
+            "TAINT", "EFFECT", "TOLERATED BY"
+        ));
+        for t in &e.taints {
+            let (by, duration) = match t.toleration_index {
+                None => ("-".to_owned(), "-".to_owned()),
+                Some(i) => (
+                    format!("tolerations[{i}]"),
+                    t.seconds.map_or("forever".to_owned(), |s| format!("{s}s")),
+                ),
+            };
+            out.push_str(&format!(
+                "{:width$}  {:16}  {:16}  {duration}\n",
+                t.taint, t.effect, by
+            ));
+        }
+    }
+    out.push('\n');
+    let min = e
+        .min_toleration_seconds
+        .map_or("forever".to_owned(), |s| format!("{s}s"));
+    out.push_str(&match (e.all_tolerated, e.eviction) {
+        (_, Eviction::Never)
+            if e.min_toleration_seconds.is_none()
+                && e.taints.iter().all(|t| t.effect != "NoExecute") =>
+        {
+            "NoExecute taints: none\n".to_owned()
+        }
+        (true, _) => format!("NoExecute taints: all tolerated, minimum toleration time {min}\n"),
+        (false, _) => "NoExecute taints: not all tolerated\n".to_owned(),
+    });
+    out.push_str(&match (e.eviction, e.eviction_after_seconds) {
+        (Eviction::Immediate, _) => "running pod: evicted immediately\n".to_owned(),
+        (Eviction::After, Some(s)) => format!("running pod: evicted after {s} seconds\n"),
+        _ => "running pod: never evicted\n".to_owned(),
+    });
+    out.push_str(&match &e.unschedulable_reason {
+        None => "new pod: schedulable\n".to_owned(),
+        Some(reason) => format!("new pod: not schedulable: {reason}\n"),
+    });
+    out.push_str(&format!(
+        "untolerated PreferNoSchedule taints: {}\n",
+        e.prefer_no_schedule_untolerated
+    ));
+    out
+}
