@@ -19,6 +19,8 @@ enum Command {
     Check(cmd::check::CheckArgs),
     /// Serve stateright's Explorer on the model.
     Explore(cmd::explore::ExploreArgs),
+    /// Run a scenario on the reference runtime and check its expectations.
+    Run(cmd::run::RunArgs),
     /// Validate Pod and Node manifests as the API server would.
     Validate(cmd::validate::ValidateArgs),
     /// Explain what a node's taints mean for a pod.
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => cmd::check::run(args),
         Command::Explore(args) => cmd::explore::run(args),
+        Command::Run(args) => cmd::run::run(args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),
     }

@@ -3,6 +3,7 @@
 //! * [`api`]: compact Kubernetes objects; [`time`]: the only notion of time (caller-supplied ms).
 //! * [`matching`]: upstream's toleration matching, the single source of every match decision.
 //! * [`profile`]: version profiles as named behaviour switches; [`core`]: the sans-IO controller.
+//! * [`scenario`]: the scenario format; [`trace`]: the observable trace format.
 //! * [`validate`] (with [`field`]): API-server validation; [`manifest`]: `kubectl` manifests in
 //!   and out; [`taint_syntax`]: `kubectl taint` arguments and `Taint.ToString`.
 //! * [`scheduler`]: the TaintToleration plugin; [`admission`]: admission-time tolerations;
@@ -21,9 +22,11 @@ pub mod field;
 pub mod manifest;
 pub mod matching;
 pub mod profile;
+pub mod scenario;
 pub mod scheduler;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod taint_syntax;
 pub mod time;
+pub mod trace;
 pub mod validate;

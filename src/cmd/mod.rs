@@ -3,4 +3,5 @@
 pub mod check;
 pub mod explain;
 pub mod explore;
+pub mod run;
 pub mod validate;

@@ -108,19 +108,7 @@ impl Driver {
         let mut budget = MAX_STEPS_PER_SETTLE;
         loop {
             steps.clear();
-            self.controller.enabled_steps(self.now, &mut steps);
-            let offered = steps.clone();
-            let preferred = self.immediate;
-            steps.retain(|s| match s {
-                Step::WorkerContinue { worker, immediate } => {
-                    *immediate == preferred
-                        || !offered.contains(&Step::WorkerContinue {
-                            worker: *worker,
-                            immediate: preferred,
-                        })
-                }
-                _ => true,
-            });
+            steps.extend(self.enabled());
             let requests: Vec<_> = self.controller.pending_requests().cloned().collect();
             if steps.is_empty() && requests.is_empty() {
                 return;
@@ -133,18 +121,58 @@ impl Driver {
                     .step(step, &self.cluster, self.now, &mut effects);
                 self.record(&mut effects);
             }
-            for request in requests {
-                let result = self.answer(&request);
-                self.controller.api_responded(
-                    request.id,
-                    result,
-                    &self.cluster,
-                    self.now,
-                    &mut effects,
-                );
-                self.record(&mut effects);
-            }
+            self.respond(requests);
         }
+    }
+
+    /// Answer every pending request once, in id order.
+    pub fn respond_all(&mut self) {
+        let requests: Vec<_> = self.controller.pending_requests().cloned().collect();
+        self.respond(requests);
+    }
+
+    fn respond(&mut self, requests: Vec<super::ApiRequest>) {
+        let mut effects = Vec::new();
+        for request in requests {
+            let result = self.answer(&request);
+            self.controller.api_responded(
+                request.id,
+                result,
+                &self.cluster,
+                self.now,
+                &mut effects,
+            );
+            self.record(&mut effects);
+        }
+    }
+
+    /// Run one step now (a no-op if it is not enabled), for tests that need an exact
+    /// interleaving; [`Driver::settle`] runs the rest.
+    pub fn step(&mut self, step: Step) {
+        let mut effects = Vec::new();
+        self.controller
+            .step(step, &self.cluster, self.now, &mut effects);
+        self.record(&mut effects);
+    }
+
+    /// The steps enabled now, with one `WorkerContinue` per worker: the driver's `immediate`
+    /// choice where the controller offers both outcomes.
+    pub fn enabled(&self) -> Vec<Step> {
+        let mut steps = Vec::new();
+        self.controller.enabled_steps(self.now, &mut steps);
+        let offered = steps.clone();
+        let preferred = self.immediate;
+        steps.retain(|s| match s {
+            Step::WorkerContinue { worker, immediate } => {
+                *immediate == preferred
+                    || !offered.contains(&Step::WorkerContinue {
+                        worker: *worker,
+                        immediate: preferred,
+                    })
+            }
+            _ => true,
+        });
+        steps
     }
 
     fn record(&mut self, effects: &mut Vec<Effect>) {

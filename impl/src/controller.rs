@@ -1,0 +1,468 @@
+//! One incarnation of the taint eviction controller on real threads, shaped as upstream's `Run`
+//! (semantics §3): informers feeding two work queues, one node dispatcher and one pod dispatcher
+//! thread, W worker threads each owning a bounded node channel and pod channel, and deletion
+//! works driven by the timer service.
+//!
+//! Every decision is the core's: intake filters (`node_updated`, `pod_updated`), `shard_of`, the
+//! work queue, the worker's drain rule, the handlers (`handleNodeUpdate` in its phases,
+//! `handlePodUpdate`, `processPodOnNode`), the timed queue and the work steps. This module only
+//! holds upstream's locks around them and performs their effects. Spec: RT-CTL-1..RT-CTL-5.
+//!
+//! Locks, in acquisition order: the informer cache (read), `taintedNodes`, the timed queue.
+
+use crate::api::ApiServer;
+use crate::informer::{Cache, Handlers, Informers};
+use crate::queues::{BlockingQueue, Received, Shard};
+use crate::recorder::Recorder;
+use crate::sync::{lock, spawn, thread, Arc, AtomicBool, Mutex, Ordering};
+use crate::timers::{TimerHandle, TimerService};
+use std::collections::{BTreeMap, BTreeSet};
+use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_model::core::handlers::{self, NodeTaints, TaintedNodes};
+use taintcheck_model::core::{
+    node_updated, pod_updated, shard_of, work, ApiResult, ClusterView, Config, Effect, Immediate,
+    Note, PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
+};
+use taintcheck_model::profile::Profile;
+use taintcheck_model::time::{Duration, Time};
+use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent};
+
+impl ClusterView for Cache {
+    fn node(&self, name: &str) -> Option<&Node> {
+        Cache::node(self, name)
+    }
+
+    fn pod(&self, key: &PodKey) -> Option<&Pod> {
+        Cache::pod(self, key)
+    }
+
+    fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
+        Cache::pods_on_node(self, name)
+    }
+}
+
+/// The immediate path's outcome under upstream's two `time.Now()` calls: production clocks give
+/// a positive delay, hence a real timer and a non-nil entry (semantics §4.3 step 3, N20).
+const TWO_NOWS: Immediate = Immediate::Timer;
+
+/// What the incarnation shares between its threads.
+struct Shared {
+    config: Config,
+    timers: TimerService,
+    api: ApiServer,
+    recorder: Recorder,
+    informers: Mutex<Option<Informers>>,
+    node_queue: BlockingQueue<NodeName>,
+    pod_queue: BlockingQueue<PodItem>,
+    shards: Vec<Shard>,
+    /// Upstream `taintedNodes` under `taintedNodesLock`.
+    tainted: Mutex<TaintedNodes>,
+    /// Upstream `TimedWorkerQueue` under its lock.
+    timed: Mutex<TimedQueue>,
+    /// The timer service's handle for each armed core timer.
+    armed: Mutex<BTreeMap<TimerId, TimerHandle>>,
+    /// Works whose start is already scheduled (a spawned goroutine not yet running).
+    starting: Mutex<BTreeSet<WorkId>>,
+    stopped: AtomicBool,
+}
+
+/// A running controller. Dropping it does not stop it: call [`Controller::stop`].
+pub struct Controller {
+    shared: Arc<Shared>,
+    threads: Vec<thread::JoinHandle<()>>,
+}
+
+/// Where the controller's informers start from.
+#[derive(Clone, Copy, Debug)]
+pub struct InformerLags {
+    pub nodes: Duration,
+    pub pods: Duration,
+}
+
+impl Controller {
+    /// Starts the informers, the two dispatchers and `config.workers` workers (upstream `Run`).
+    pub fn start(
+        config: Config,
+        api: &ApiServer,
+        timers: &TimerService,
+        recorder: &Recorder,
+        lags: InformerLags,
+    ) -> Controller {
+        let workers = config.workers.max(1);
+        // On a serial virtual clock, items are processed one at a time so runs are reproducible
+        // (the shuttle tests explore the concurrent interleavings instead).
+        let serial = timers.clock().as_virtual().is_some_and(|v| v.is_serial());
+        let shared = Arc::new(Shared {
+            config,
+            timers: timers.clone(),
+            api: api.clone(),
+            recorder: recorder.clone(),
+            informers: Mutex::new(None),
+            node_queue: BlockingQueue::new(timers.clone(), serial),
+            pod_queue: BlockingQueue::new(timers.clone(), serial),
+            shards: (0..workers)
+                .map(|_| Shard::new(config.node_channel_capacity, config.pod_channel_capacity))
+                .collect(),
+            tainted: Mutex::new(TaintedNodes::new()),
+            timed: Mutex::new(TimedQueue::new()),
+            armed: Mutex::new(BTreeMap::new()),
+            starting: Mutex::new(BTreeSet::new()),
+            stopped: AtomicBool::new(false),
+        });
+        let (on_node, on_pod) = (shared.clone(), shared.clone());
+        let handlers = Handlers {
+            node: Box::new(move |changes| {
+                on_node.node_queue.add_all(
+                    changes
+                        .iter()
+                        .filter_map(|(old, new)| node_updated(old.as_ref(), new.as_ref())),
+                );
+            }),
+            pod: Box::new(move |changes| {
+                on_pod.pod_queue.add_all(
+                    changes
+                        .iter()
+                        .filter_map(|(old, new)| pod_updated(old.as_ref(), new.as_ref())),
+                );
+            }),
+        };
+        let informers = Informers::start(api, timers, lags.nodes, lags.pods, handlers);
+        *lock(&shared.informers) = Some(informers);
+
+        let mut threads = Vec::new();
+        let s = shared.clone();
+        threads.push(spawn("node-dispatcher".into(), move || s.dispatch_nodes()));
+        let s = shared.clone();
+        threads.push(spawn("pod-dispatcher".into(), move || s.dispatch_pods()));
+        for i in 0..workers {
+            let s = shared.clone();
+            threads.push(spawn(format!("worker-{i}"), move || s.work(i)));
+        }
+        Controller { shared, threads }
+    }
+
+    /// The informers (scenario operations change their lag or break their watch).
+    pub fn informers(&self) -> Informers {
+        self.shared.informers()
+    }
+
+    /// Stops every thread and timer of this incarnation; its in-memory state is lost (a
+    /// restart). Items still queued are discounted from the activity count.
+    pub fn stop(self) {
+        let s = &self.shared;
+        s.stopped.store(true, Ordering::SeqCst);
+        s.informers().stop();
+        let mut dropped = s.node_queue.shut_down() + s.pod_queue.shut_down();
+        for shard in &s.shards {
+            dropped += shard.close();
+        }
+        for (_, handle) in std::mem::take(&mut *lock(&s.armed)) {
+            s.timers.cancel(handle);
+        }
+        for t in self.threads {
+            t.join().expect("a controller thread panicked");
+        }
+        s.timers.exit(dropped);
+    }
+}
+
+impl Shared {
+    fn informers(&self) -> Informers {
+        lock(&self.informers)
+            .clone()
+            .expect("informers are set before any thread starts")
+    }
+
+    fn profile(&self) -> &Profile {
+        &self.config.profile
+    }
+
+    /// The node dispatcher: `Get`, hash, blocking send to the shard (RT-CTL-1).
+    fn dispatch_nodes(&self) {
+        while let Some(name) = self.node_queue.get() {
+            let shard = shard_of(&name, self.shards.len());
+            if !self.shards[shard].send_node(name) {
+                self.timers.exit(1);
+                return;
+            }
+        }
+    }
+
+    /// The pod dispatcher, hashing the item's node name (`""` when unbound).
+    fn dispatch_pods(&self) {
+        while let Some(item) = self.pod_queue.get() {
+            let shard = shard_of(item.node_str(), self.shards.len());
+            if !self.shards[shard].send_pod(item) {
+                self.timers.exit(1);
+                return;
+            }
+        }
+    }
+
+    /// Worker `i` (RT-CTL-2): a node item is handled at once; a pod item waits until the node
+    /// items buffered on this shard are handled.
+    fn work(self: &Arc<Self>, i: usize) {
+        let shard = &self.shards[i];
+        while let Some(received) = shard.receive() {
+            match received {
+                Received::Node(name) => self.node_item(name),
+                Received::Pod(item) => {
+                    while let Some(name) = shard.next_to_drain() {
+                        self.node_item(name);
+                    }
+                    self.handle_pod(&item);
+                    self.pod_queue.done(&item);
+                    self.timers.exit(1);
+                }
+            }
+        }
+    }
+
+    fn node_item(self: &Arc<Self>, name: NodeName) {
+        self.handle_node(&name);
+        self.node_queue.done(&name);
+        self.timers.exit(1);
+    }
+
+    /// `handleNodeUpdate` in upstream's phases: update `taintedNodes` under its lock, list the
+    /// node's pods, then each pod under the timed queue's lock, all with one `now` (CORE-A5).
+    fn handle_node(self: &Arc<Self>, name: &NodeName) {
+        if self.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let now = self.timers.now();
+        let mut out = Vec::new();
+        let mut touched = Vec::new();
+        self.informers().read(|cache| {
+            let found = handlers::update_tainted_nodes(&mut lock(&self.tainted), name, cache);
+            let NodeTaints::Taints(taints) = found else {
+                return;
+            };
+            for pod in cache.pods_on_node(name) {
+                let mut timed = lock(&self.timed);
+                handlers::node_update_pod(
+                    &mut timed,
+                    self.profile(),
+                    pod,
+                    &taints,
+                    now,
+                    TWO_NOWS,
+                    &mut out,
+                );
+                touched.extend(spawned_of(&timed, &pod.key));
+            }
+        });
+        self.perform(out, now);
+        self.schedule_starts(touched);
+    }
+
+    /// `handlePodUpdate` (CORE-A6).
+    fn handle_pod(self: &Arc<Self>, item: &PodItem) {
+        if self.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let now = self.timers.now();
+        let mut out = Vec::new();
+        let touched = self.informers().read(|cache| {
+            let tainted = lock(&self.tainted);
+            let mut timed = lock(&self.timed);
+            handlers::handle_pod_update(
+                &mut timed,
+                &tainted,
+                self.profile(),
+                cache,
+                item,
+                now,
+                TWO_NOWS,
+                &mut out,
+            );
+            spawned_of(&timed, &item.key)
+        });
+        self.perform(out, now);
+        self.schedule_starts(touched);
+    }
+
+    /// Runs a core work step under the cache and timed-queue locks, then schedules what the
+    /// work needs next (its start, or its completion) and performs the effects.
+    fn work_step(
+        self: &Arc<Self>,
+        id: WorkId,
+        step: impl FnOnce(&mut TimedQueue, &Profile, &Cache, Time, &mut Vec<Effect>),
+    ) {
+        if self.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let now = self.timers.now();
+        let mut out = Vec::new();
+        let phase = self.informers().read(|cache| {
+            let mut timed = lock(&self.timed);
+            step(&mut timed, self.profile(), cache, now, &mut out);
+            timed.work(id).map(|w| w.phase.clone())
+        });
+        self.perform(out, now);
+        match phase {
+            Some(WorkPhase::Spawned) => self.schedule_starts(vec![id]),
+            Some(WorkPhase::Finished { .. }) => {
+                let me = self.clone();
+                self.timers.arm(now, Box::new(move || me.complete(id)));
+            }
+            _ => {}
+        }
+    }
+
+    /// A core timer fired (CORE-A11).
+    fn fire(self: &Arc<Self>, timer: TimerId) {
+        lock(&self.armed).remove(&timer);
+        self.work_step(WorkId(timer.0), |q, p, cache, now, out| {
+            work::fire_timer(q, timer, p, cache, now, out);
+        });
+    }
+
+    /// A spawned work's goroutine runs (CORE-A12).
+    fn start(self: &Arc<Self>, id: WorkId) {
+        lock(&self.starting).remove(&id);
+        self.work_step(id, |q, p, cache, now, out| {
+            work::start_work(q, id, p, cache, now, out);
+        });
+    }
+
+    /// The wrapped function's map update after the work returned (CORE-A10).
+    fn complete(self: &Arc<Self>, id: WorkId) {
+        if self.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let (pod, outcome) = {
+            let mut timed = lock(&self.timed);
+            let pod = timed.work(id).map(|w| w.key.pod.clone());
+            (pod, timed.complete(id, self.profile()))
+        };
+        if let (Some(pod), Some(outcome)) = (pod, outcome) {
+            self.note(&pod, &format!("work finished: {outcome:?}"));
+        }
+    }
+
+    /// Each newly spawned work starts on its own "goroutine": a timer-service callback at `now`.
+    fn schedule_starts(self: &Arc<Self>, ids: Vec<WorkId>) {
+        let now = self.timers.now();
+        for id in ids {
+            if lock(&self.starting).insert(id) {
+                let me = self.clone();
+                self.timers.arm(now, Box::new(move || me.start(id)));
+            }
+        }
+    }
+
+    /// Performs the core's effects, in order (RT-CTL-3).
+    fn perform(self: &Arc<Self>, effects: Vec<Effect>, now: Time) {
+        for effect in effects {
+            match effect {
+                Effect::Event(e) => self.recorder.record(TraceEvent::Event {
+                    namespace: e.pod.namespace.to_string(),
+                    name: e.pod.name.to_string(),
+                    reason: e.reason().to_string(),
+                    message: e.message(),
+                }),
+                Effect::Api(request) => self.send(request, now),
+                Effect::ArmTimer { id, fire_at } => {
+                    let me = self.clone();
+                    let handle = self.timers.arm(fire_at, Box::new(move || me.fire(id)));
+                    if let Some(old) = lock(&self.armed).insert(id, handle) {
+                        self.timers.cancel(old);
+                    }
+                }
+                Effect::CancelTimer { id } => {
+                    if let Some(old) = lock(&self.armed).remove(&id) {
+                        self.timers.cancel(old);
+                    }
+                }
+                Effect::Decision(d) => self.note(&d.pod, &describe(&d.note)),
+            }
+        }
+    }
+
+    fn note(&self, pod: &PodKey, text: &str) {
+        self.recorder.record(TraceEvent::Note {
+            namespace: Some(pod.namespace.to_string()),
+            name: Some(pod.name.to_string()),
+            text: text.to_string(),
+        });
+    }
+
+    /// Sends an API request; the API server serves it after its latency and the answer goes
+    /// back to the work (RT-CTL-4).
+    fn send(self: &Arc<Self>, request: taintcheck_model::core::ApiRequest, now: Time) {
+        let verb = match request.verb {
+            Verb::Get => RequestVerb::Get,
+            Verb::PatchDisruptionTarget => RequestVerb::Patch,
+            Verb::Delete => RequestVerb::Delete,
+        };
+        let trace_id = self.recorder.next_request_id();
+        self.recorder.record(TraceEvent::Request {
+            id: trace_id,
+            verb,
+            namespace: request.pod.namespace.to_string(),
+            name: request.pod.name.to_string(),
+            uid: request.uid.clone(),
+        });
+        let me = self.clone();
+        let at = now.plus(self.api.latency());
+        self.timers.arm(
+            at,
+            Box::new(move || {
+                let answer = me.api.serve(verb, &request.pod, request.uid.as_ref());
+                me.recorder.record(TraceEvent::Response {
+                    id: trace_id,
+                    result: answer.result,
+                    uid: answer.uid.clone(),
+                });
+                let result = match answer.result {
+                    ResponseResult::Ok => ApiResult::Ok(answer.uid),
+                    ResponseResult::NotFound => ApiResult::NotFound,
+                    ResponseResult::PreconditionFailed => ApiResult::PreconditionFailed,
+                    ResponseResult::Failed => ApiResult::Failed,
+                };
+                let id = WorkId(request.id.0);
+                me.work_step(id, |q, p, cache, now, out| {
+                    work::responded(q, request.id, result, p, cache, now, out);
+                });
+            }),
+        );
+    }
+}
+
+/// The works of pod `key` (any incarnation) that are spawned and wait to start.
+fn spawned_of(timed: &TimedQueue, key: &PodKey) -> Vec<WorkId> {
+    let from = WorkKey {
+        pod: key.clone(),
+        uid: None,
+    };
+    timed
+        .entries()
+        .range(from..)
+        .take_while(|(k, _)| k.pod == *key)
+        .filter_map(|(_, entry)| entry.work())
+        .filter(|id| {
+            timed
+                .work(*id)
+                .is_some_and(|w| w.phase == WorkPhase::Spawned)
+        })
+        .collect()
+}
+
+/// A decision as the timeline prints it.
+fn describe(note: &Note) -> String {
+    match note {
+        Note::EvictNow => "not every taint tolerated: delete now".into(),
+        Note::Scheduled { fire_at } => format!("deletion scheduled at {fire_at}"),
+        Note::AlreadyExisting => "work already exists: skipped".into(),
+        Note::KeptExisting { fire_at } => format!("existing deletion at {fire_at} kept"),
+        Note::Rescheduled { fire_at } => format!("deletion moved to {fire_at}"),
+        Note::ToleratedForever => "tolerated forever: cancelled".into(),
+        Note::ForeverNotCancelled => "tolerated forever: scheduled deletion not cancelled".into(),
+        Note::ZeroTaints => "VIOLATION: processPodOnNode reached with zero taints".into(),
+        Note::NotOurNode => "pod bound to another node than the item's: ignored".into(),
+        Note::Suppressed => "work cancelled before it ran".into(),
+        Note::RecheckAbandoned => "re-check: no longer to be deleted".into(),
+        Note::GaveUp => "every attempt failed: deletion dropped".into(),
+    }
+}

@@ -1,0 +1,338 @@
+//! Informers: per-kind watch streams into one cache, delivered after a configurable lag, in
+//! order per kind. The cache is what the controller reads (the core's `ClusterView`: listers and
+//! the `spec.nodeName` index); deliveries update it and then call the controller's handler with
+//! the old and new object, as client-go's shared informers do. A dropped watch loses the events
+//! in between and relists when it reconnects. Spec: RT-INF-1..RT-INF-3.
+
+use crate::api::{ApiServer, Watch};
+use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
+use crate::timers::TimerService;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_model::scenario::ObjectKind;
+use taintcheck_model::time::{Duration, Time};
+
+/// The informer caches: node and pod listers plus the pod index by `spec.nodeName`.
+#[derive(Clone, Debug, Default)]
+pub struct Cache {
+    nodes: BTreeMap<NodeName, Node>,
+    pods: BTreeMap<PodKey, Pod>,
+    by_node: BTreeMap<NodeName, BTreeSet<PodKey>>,
+}
+
+impl Cache {
+    pub fn node(&self, name: &str) -> Option<&Node> {
+        self.nodes.get(name)
+    }
+
+    pub fn pod(&self, key: &PodKey) -> Option<&Pod> {
+        self.pods.get(key)
+    }
+
+    /// The `spec.nodeName` index, in key order (deterministic, unlike client-go's).
+    pub fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
+        self.by_node
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.pods.get(k))
+            .collect()
+    }
+
+    fn apply_node(&mut self, change: &Watch<Node>) -> Option<Node> {
+        match change {
+            Watch::Added(n) | Watch::Modified(n) => self.nodes.insert(n.name.clone(), n.clone()),
+            Watch::Deleted(n) => self.nodes.remove(&n.name),
+        }
+    }
+
+    fn apply_pod(&mut self, change: &Watch<Pod>) -> Option<Pod> {
+        let key = &change.object().key;
+        let old = self.pods.remove(key);
+        if let Some(node) = old.as_ref().and_then(|p| p.node_name.as_ref()) {
+            let emptied = self.by_node.get_mut(node).is_some_and(|keys| {
+                keys.remove(key);
+                keys.is_empty()
+            });
+            if emptied {
+                self.by_node.remove(node);
+            }
+        }
+        if let Watch::Added(p) | Watch::Modified(p) = change {
+            if let Some(node) = &p.node_name {
+                self.by_node
+                    .entry(node.clone())
+                    .or_default()
+                    .insert(key.clone());
+            }
+            self.pods.insert(key.clone(), p.clone());
+        }
+        old
+    }
+}
+
+/// An event handler, called with a batch of `(old, new)` changes in order; `None` for absent
+/// (client-go's add/update/delete in one).
+pub type Handler<T> = Box<dyn Fn(&[Change<T>]) + Send + Sync>;
+
+/// One object change: the cached object before and after.
+pub type Change<T> = (Option<T>, Option<T>);
+
+/// What the informers call after each delivery.
+pub struct Handlers {
+    pub node: Handler<Node>,
+    pub pod: Handler<Pod>,
+}
+
+/// Per-kind delivery state.
+struct Stream {
+    lag: Duration,
+    /// Deliveries are never scheduled before this, so a kind's events stay in order even when
+    /// its lag shrinks.
+    last_delivery: Time,
+    /// The watch is broken until this instant.
+    dropped_until: Option<Time>,
+    /// Events received and not yet delivered, with their delivery instants (non-decreasing).
+    buffer: VecDeque<(Time, Delivery)>,
+}
+
+struct Inner {
+    cache: RwLock<Cache>,
+    streams: Mutex<BTreeMap<ObjectKind, Stream>>,
+    handlers: Handlers,
+    timers: TimerService,
+    api: ApiServer,
+    /// Set when the controller that owns these informers stops (restart): late deliveries
+    /// are dropped.
+    stopped: AtomicBool,
+    watch_ids: Mutex<Vec<u64>>,
+}
+
+/// The node and pod informers of one controller incarnation. Cheap to clone.
+#[derive(Clone)]
+pub struct Informers {
+    inner: Arc<Inner>,
+}
+
+impl Informers {
+    /// Lists and watches both kinds; the initial list is delivered as additions after the lag,
+    /// nodes first (RT-INF-1).
+    pub fn start(
+        api: &ApiServer,
+        timers: &TimerService,
+        node_lag: Duration,
+        pod_lag: Duration,
+        handlers: Handlers,
+    ) -> Informers {
+        let now = timers.now();
+        let stream = |lag| Stream {
+            lag,
+            last_delivery: now,
+            dropped_until: None,
+            buffer: VecDeque::new(),
+        };
+        let informers = Informers {
+            inner: Arc::new(Inner {
+                cache: RwLock::new(Cache::default()),
+                streams: Mutex::new(BTreeMap::from([
+                    (ObjectKind::Nodes, stream(node_lag)),
+                    (ObjectKind::Pods, stream(pod_lag)),
+                ])),
+                handlers,
+                timers: timers.clone(),
+                api: api.clone(),
+                stopped: AtomicBool::new(false),
+                watch_ids: Mutex::new(Vec::new()),
+            }),
+        };
+        let me = informers.clone();
+        let (nodes, node_watch) = api.list_and_watch_nodes(Arc::new(move |w| {
+            me.schedule(ObjectKind::Nodes, Delivery::Node(w))
+        }));
+        let me = informers.clone();
+        let (pods, pod_watch) = api.list_and_watch_pods(Arc::new(move |w| {
+            me.schedule(ObjectKind::Pods, Delivery::Pod(w))
+        }));
+        lock(&informers.inner.watch_ids).extend([node_watch, pod_watch]);
+        for node in nodes {
+            informers.schedule(ObjectKind::Nodes, Delivery::Node(Watch::Added(node)));
+        }
+        for pod in pods {
+            informers.schedule(ObjectKind::Pods, Delivery::Pod(Watch::Added(pod)));
+        }
+        informers
+    }
+
+    /// Reads the cache.
+    pub fn read<R>(&self, f: impl FnOnce(&Cache) -> R) -> R {
+        f(&self
+            .inner
+            .cache
+            .read()
+            .expect("a runtime thread panicked while holding the cache"))
+    }
+
+    /// Stops watching; deliveries still pending are dropped.
+    pub fn stop(&self) {
+        self.inner.stopped.store(true, Ordering::SeqCst);
+        for id in lock(&self.inner.watch_ids).drain(..) {
+            self.inner.api.unwatch(id);
+        }
+    }
+
+    /// Changes a kind's delivery lag from now on.
+    pub fn set_lag(&self, kind: ObjectKind, lag: Duration) {
+        if let Some(s) = lock(&self.inner.streams).get_mut(&kind) {
+            s.lag = lag;
+        }
+    }
+
+    /// Breaks the watch of `kind` for `duration` (RT-INF-3): the events in between are lost;
+    /// then the informer relists and delivers the difference to its cache.
+    pub fn drop_watch(&self, kind: ObjectKind, duration: Duration) {
+        let until = self.inner.timers.now().plus(duration);
+        if let Some(s) = lock(&self.inner.streams).get_mut(&kind) {
+            s.dropped_until = Some(until);
+        }
+        let me = self.clone();
+        self.inner
+            .timers
+            .arm(until, Box::new(move || me.relist(kind)));
+    }
+
+    fn relist(&self, kind: ObjectKind) {
+        if let Some(s) = lock(&self.inner.streams).get_mut(&kind) {
+            s.dropped_until = None;
+        }
+        let diff: Vec<Delivery> = self.read(|cache| match kind {
+            ObjectKind::Nodes => {
+                let fresh: BTreeMap<NodeName, Node> = self
+                    .inner
+                    .api
+                    .nodes()
+                    .into_iter()
+                    .map(|n| (n.name.clone(), n))
+                    .collect();
+                diff(&cache.nodes, &fresh)
+                    .into_iter()
+                    .map(Delivery::Node)
+                    .collect()
+            }
+            ObjectKind::Pods => {
+                let fresh: BTreeMap<PodKey, Pod> = self
+                    .inner
+                    .api
+                    .pods()
+                    .into_iter()
+                    .map(|p| (p.key.clone(), p))
+                    .collect();
+                diff(&cache.pods, &fresh)
+                    .into_iter()
+                    .map(Delivery::Pod)
+                    .collect()
+            }
+        });
+        for d in diff {
+            self.schedule(kind, d);
+        }
+    }
+
+    /// Called by the API server's watch (with its lock held): arms the delivery.
+    fn schedule(&self, kind: ObjectKind, delivery: Delivery) {
+        let now = self.inner.timers.now();
+        let at = {
+            let mut streams = lock(&self.inner.streams);
+            let s = streams.get_mut(&kind).expect("both kinds have a stream");
+            if s.dropped_until.is_some_and(|until| now < until) {
+                return;
+            }
+            let at = now.plus(s.lag).max(s.last_delivery);
+            s.last_delivery = at;
+            s.buffer.push_back((at, delivery));
+            at
+        };
+        let me = self.clone();
+        self.inner
+            .timers
+            .arm(at, Box::new(move || me.deliver_due(kind)));
+    }
+
+    /// Delivers every buffered event of `kind` that is due, in order, as one batch: the cache
+    /// takes them all, then the handler sees them all (RT-INF-2). An informer hands on all it
+    /// has received before the controller's workers get to run, which is how a delete and a
+    /// re-create of the same name reach the queue back to back (N5, N6); batching makes that
+    /// deterministic.
+    fn deliver_due(&self, kind: ObjectKind) {
+        if self.inner.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let now = self.inner.timers.now();
+        let due: Vec<Delivery> = {
+            let mut streams = lock(&self.inner.streams);
+            let s = streams.get_mut(&kind).expect("both kinds have a stream");
+            let n = s.buffer.iter().take_while(|(at, _)| *at <= now).count();
+            s.buffer.drain(..n).map(|(_, d)| d).collect()
+        };
+        if due.is_empty() {
+            return;
+        }
+        let mut cache = self
+            .inner
+            .cache
+            .write()
+            .expect("a runtime thread panicked while holding the cache");
+        let mut nodes = Vec::new();
+        let mut pods = Vec::new();
+        for delivery in due {
+            match delivery {
+                Delivery::Node(change) => {
+                    let old = cache.apply_node(&change);
+                    let new = match change {
+                        Watch::Deleted(_) => None,
+                        Watch::Added(n) | Watch::Modified(n) => Some(n),
+                    };
+                    nodes.push((old, new));
+                }
+                Delivery::Pod(change) => {
+                    let old = cache.apply_pod(&change);
+                    // A deletion the cache never saw still reaches the handler with the last
+                    // state the watch reported (client-go's DeletedFinalStateUnknown, unwrapped).
+                    let (old, new) = match change {
+                        Watch::Deleted(p) => (old.or(Some(p)), None),
+                        Watch::Added(p) | Watch::Modified(p) => (old, Some(p)),
+                    };
+                    pods.push((old, new));
+                }
+            }
+        }
+        drop(cache);
+        if !nodes.is_empty() {
+            (self.inner.handlers.node)(&nodes);
+        }
+        if !pods.is_empty() {
+            (self.inner.handlers.pod)(&pods);
+        }
+    }
+}
+
+enum Delivery {
+    Node(Watch<Node>),
+    Pod(Watch<Pod>),
+}
+
+/// The watch events that turn `cached` into `fresh`.
+fn diff<K: Ord + Clone, T: Clone + PartialEq>(
+    cached: &BTreeMap<K, T>,
+    fresh: &BTreeMap<K, T>,
+) -> Vec<Watch<T>> {
+    let removed = cached
+        .iter()
+        .filter(|(k, _)| !fresh.contains_key(*k))
+        .map(|(_, v)| Watch::Deleted(v.clone()));
+    let changed = fresh.iter().filter_map(|(k, v)| match cached.get(k) {
+        None => Some(Watch::Added(v.clone())),
+        Some(old) if old != v => Some(Watch::Modified(v.clone())),
+        Some(_) => None,
+    });
+    removed.chain(changed).collect()
+}

@@ -1,0 +1,13 @@
+//! The readable timeline `taintcheck run` prints and the corpus snapshots hold: one line per
+//! trace record, time first, then who acted (`api`, `ctrl`, `note`) and what happened.
+
+use taintcheck_model::trace::{TraceEvent, TraceRecord};
+
+/// Renders the records (the header is left out: the caller prints its own).
+pub fn render(records: &[TraceRecord]) -> String {
+    records
+        .iter()
+        .filter(|r| !matches!(r.event, TraceEvent::Header { .. }))
+        .map(|r| format!("{:>10}  {}\n", r.t.to_string(), r.event))
+        .collect()
+}

@@ -1,0 +1,257 @@
+//! The timer service: one thread that fires callbacks at their instants (a `BTreeMap` heap keyed
+//! by `(fire_at, sequence)`, so equal instants fire in arming order).
+//!
+//! Everything that happens *later* in the runtime goes through it: the core's eviction and
+//! backoff timers (`Effect::ArmTimer`), informer deliveries after their lag, API answers after
+//! their latency, and the scenario's own operations. It also keeps the runtime's activity count
+//! (how many items and callbacks are in flight), which is how a [`VirtualClock`] knows that
+//! every thread is idle and time may jump. Spec: RT-TIMER-1..RT-TIMER-3.
+//!
+//! [`VirtualClock`]: crate::clock::VirtualClock
+
+use crate::clock::Clock;
+use crate::sync::{lock, wait, Arc, Condvar, Mutex};
+use std::collections::BTreeMap;
+use taintcheck_model::time::Time;
+
+/// A callback; it may arm further timers.
+pub type Callback = Box<dyn FnOnce() + Send>;
+
+/// An armed timer, for [`TimerService::cancel`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TimerHandle {
+    fire_at: Time,
+    seq: u64,
+}
+
+impl TimerHandle {
+    pub fn fire_at(&self) -> Time {
+        self.fire_at
+    }
+}
+
+struct State {
+    armed: BTreeMap<TimerHandle, Callback>,
+    next_seq: u64,
+    /// Items and callbacks in flight (RT-TIMER-2): while positive, virtual time stands still.
+    busy: usize,
+    stopped: bool,
+    /// Virtual clock only: nothing in flight and nothing armed; the run is over.
+    exhausted: bool,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+    clock: Arc<dyn Clock>,
+}
+
+/// Cheap to clone; every clone is the same service.
+#[derive(Clone)]
+pub struct TimerService {
+    shared: Arc<Shared>,
+}
+
+impl TimerService {
+    pub fn new(clock: Arc<dyn Clock>) -> TimerService {
+        TimerService {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State {
+                    armed: BTreeMap::new(),
+                    next_seq: 0,
+                    busy: 0,
+                    stopped: false,
+                    exhausted: false,
+                }),
+                changed: Condvar::new(),
+                clock,
+            }),
+        }
+    }
+
+    pub fn now(&self) -> Time {
+        self.shared.clock.now()
+    }
+
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.shared.clock
+    }
+
+    /// Arms `callback` to run on the timer thread at `fire_at` (at once if already past).
+    pub fn arm(&self, fire_at: Time, callback: Callback) -> TimerHandle {
+        let mut s = lock(&self.shared.state);
+        let handle = TimerHandle {
+            fire_at,
+            seq: s.next_seq,
+        };
+        s.next_seq += 1;
+        s.armed.insert(handle, callback);
+        s.exhausted = false;
+        self.shared.changed.notify_all();
+        handle
+    }
+
+    /// Disarms a timer; false if it already fired or was cancelled.
+    pub fn cancel(&self, handle: TimerHandle) -> bool {
+        let mut s = lock(&self.shared.state);
+        s.armed.remove(&handle).is_some()
+    }
+
+    /// Counts `n` more items in flight (RT-TIMER-2). The producer counts an item *before* making
+    /// it visible, the consumer discounts it after handling it, so the count never touches zero
+    /// while work is being handed on.
+    pub fn enter(&self, n: usize) {
+        if n > 0 {
+            lock(&self.shared.state).busy += n;
+        }
+    }
+
+    /// Discounts `n` items; wakes the timer thread when nothing is left in flight.
+    pub fn exit(&self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let mut s = lock(&self.shared.state);
+        s.busy = s
+            .busy
+            .checked_sub(n)
+            .expect("activity count went negative: an item was discounted twice");
+        if s.busy == 0 {
+            self.shared.changed.notify_all();
+        }
+    }
+
+    /// Stops the timer thread; armed callbacks never run.
+    pub fn stop(&self) {
+        let mut s = lock(&self.shared.state);
+        s.stopped = true;
+        s.armed.clear();
+        self.shared.changed.notify_all();
+    }
+
+    /// Blocks until the service is stopped or, on a virtual clock, exhausted.
+    pub fn wait_finished(&self) {
+        let mut s = lock(&self.shared.state);
+        while !s.stopped && !s.exhausted {
+            s = wait(&self.shared.changed, s);
+        }
+    }
+
+    /// The timer thread's loop; returns once stopped. Spec: RT-TIMER-1 (due callbacks fire in
+    /// `(fire_at, arming order)`), RT-TIMER-3 (a virtual clock jumps only when idle).
+    pub fn run(&self) {
+        let shared = &*self.shared;
+        let mut s = lock(&shared.state);
+        loop {
+            if s.stopped {
+                return;
+            }
+            let next = s.armed.keys().next().copied();
+            let due = match (shared.clock.as_virtual(), next) {
+                (Some(virt), Some(h)) => {
+                    if h.fire_at <= virt.now() && (!virt.is_serial() || s.busy == 0) {
+                        true
+                    } else if s.busy == 0 {
+                        virt.advance_to(h.fire_at);
+                        true
+                    } else {
+                        false
+                    }
+                }
+                (Some(_), None) => {
+                    if s.busy == 0 && !s.exhausted {
+                        s.exhausted = true;
+                        shared.changed.notify_all();
+                    }
+                    false
+                }
+                (None, Some(h)) => h.fire_at <= shared.clock.now(),
+                (None, None) => false,
+            };
+            if due {
+                let h = next.expect("a due timer exists");
+                let callback = s.armed.remove(&h).expect("the due timer is armed");
+                s.busy += 1;
+                drop(s);
+                callback();
+                s = lock(&shared.state);
+                s.busy -= 1;
+                continue;
+            }
+            s = match (shared.clock.as_virtual(), next) {
+                (None, Some(h)) => {
+                    let sleep = system_sleep(&*shared.clock, h.fire_at);
+                    shared
+                        .changed
+                        .wait_timeout(s, sleep)
+                        .expect("a runtime thread panicked while holding this lock")
+                        .0
+                }
+                _ => wait(&shared.changed, s),
+            };
+        }
+    }
+}
+
+/// How long the timer thread sleeps for a deadline on a real clock.
+fn system_sleep(clock: &dyn Clock, fire_at: Time) -> std::time::Duration {
+    let ms = (fire_at.millis() - clock.now().millis()).max(1);
+    std::time::Duration::from_millis(ms as u64)
+}
+
+#[cfg(all(test, not(feature = "shuttle")))]
+mod tests {
+    use super::*;
+    use crate::clock::VirtualClock;
+    use crate::sync::spawn;
+
+    fn record(
+        service: &TimerService,
+        log: &Arc<Mutex<Vec<(i64, &'static str)>>>,
+        at: i64,
+        what: &'static str,
+    ) -> TimerHandle {
+        let (log, s2) = (log.clone(), service.clone());
+        service.arm(
+            Time(at),
+            Box::new(move || lock(&log).push((s2.now().millis(), what))),
+        )
+    }
+
+    #[test]
+    fn virtual_time_jumps_in_deadline_then_arming_order_and_cancel_holds() {
+        let service = TimerService::new(Arc::new(VirtualClock::serial(Time::ZERO)));
+        let log = Arc::new(Mutex::new(Vec::new()));
+        record(&service, &log, 300, "b");
+        record(&service, &log, 100, "a");
+        record(&service, &log, 300, "c");
+        let cancelled = record(&service, &log, 200, "x");
+        assert!(service.cancel(cancelled));
+        assert!(!service.cancel(cancelled));
+        let runner = service.clone();
+        let thread = spawn("timers".into(), move || runner.run());
+        service.wait_finished();
+        service.stop();
+        thread.join().unwrap();
+        assert_eq!(*lock(&log), vec![(100, "a"), (300, "b"), (300, "c")]);
+    }
+
+    #[test]
+    fn virtual_time_waits_while_work_is_in_flight() {
+        let service = TimerService::new(Arc::new(VirtualClock::serial(Time::ZERO)));
+        let log = Arc::new(Mutex::new(Vec::new()));
+        service.enter(1);
+        record(&service, &log, 50, "later");
+        let runner = service.clone();
+        let thread = spawn("timers".into(), move || runner.run());
+        // Nothing may fire while one item is in flight, however long we wait.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(lock(&log).is_empty());
+        assert_eq!(service.now(), Time::ZERO);
+        service.exit(1);
+        service.wait_finished();
+        service.stop();
+        thread.join().unwrap();
+        assert_eq!(*lock(&log), vec![(50, "later")]);
+    }
+}

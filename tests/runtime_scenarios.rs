@@ -1,0 +1,158 @@
+//! The scenario corpus (`specs/scenarios/`) on the reference runtime, under every profile: each
+//! run must meet the scenario's expectations, and its timeline is snapshot-tested
+//! (`tests/snapshots/runtime_scenarios__<scenario>@<profile>.snap`). Virtual time only.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use taintcheck_model::profile::Profile;
+use taintcheck_model::scenario::{check, parse_scenario};
+use taintcheck_runtime::driver::{run_scenario, ClockKind};
+use taintcheck_runtime::timeline;
+
+fn corpus() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/scenarios");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("specs/scenarios exists")
+        .map(|e| e.expect("readable directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn corpus_has_at_least_25_scenarios() {
+    assert!(corpus().len() >= 25, "{} scenarios", corpus().len());
+}
+
+#[test]
+fn every_scenario_meets_its_expectations_and_matches_its_snapshot() {
+    let mut failures = Vec::new();
+    for path in corpus() {
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let scenario = parse_scenario(&stem, &text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(scenario.name, stem, "a scenario's name is its file name");
+        for name in Profile::NAMES {
+            let profile = Profile::by_name(name).unwrap();
+            let report = run_scenario(&scenario, profile, ClockKind::Virtual);
+            let failed = check(&scenario.expectations_for(name), &report.records);
+            failures.extend(failed.iter().map(|f| format!("{stem} [{name}] {f}")));
+            insta::with_settings!({
+                snapshot_suffix => name,
+                prepend_module_to_snapshot => true,
+                description => scenario.description.trim(),
+                omit_expression => true,
+            }, {
+                insta::assert_snapshot!(stem.clone(), timeline::render(&report.records));
+            });
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn runs_are_deterministic_on_the_virtual_clock() {
+    let path = corpus()
+        .into_iter()
+        .find(|p| p.ends_with("n4-orphaned-timer.yaml"))
+        .unwrap();
+    let scenario = parse_scenario("n4", &std::fs::read_to_string(path).unwrap()).unwrap();
+    let runs: Vec<String> = (0..5)
+        .map(|_| {
+            let r = run_scenario(&scenario, Profile::latest(), ClockKind::Virtual);
+            timeline::render(&r.records)
+        })
+        .collect();
+    assert!(runs.windows(2).all(|w| w[0] == w[1]));
+}
+
+fn taintcheck(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_taintcheck"))
+        .args(args)
+        .output()
+        .expect("taintcheck runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("taintcheck-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const SMALL: &str = "\
+name: small
+nodes:
+  - name: node1
+pods:
+  - {name: web-0, node: node1}
+ops:
+  - {at: 1s, taint: node1 k=v:NoExecute}
+until: 10s
+expect:
+  all:
+    deleted:
+      - {pod: web-0, at: 1s}
+";
+
+#[test]
+fn run_exits_0_when_expectations_hold_and_writes_the_trace() {
+    let scenario = temp_file("ok.yaml", SMALL);
+    let trace = scenario.with_extension("ndjson");
+    let (code, stdout, _) = taintcheck(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--profile",
+        "v1.18",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("expectations: 1 checked, all met"));
+    let written = std::fs::read_to_string(trace).unwrap();
+    let records = taintcheck_model::trace::parse_trace("t", &written).unwrap();
+    assert!(records
+        .iter()
+        .any(|r| matches!(r.event, taintcheck_model::trace::TraceEvent::Request { .. })));
+}
+
+#[test]
+fn run_exits_1_when_an_expectation_fails() {
+    let scenario = temp_file("late.yaml", &SMALL.replace("at: 1s}", "at: 5s}"));
+    let (code, stdout, _) = taintcheck(&["run", scenario.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "expected default/web-0 to be deleted at 5.000s, but it was deleted at 1.000s"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn run_exits_2_on_bad_input_naming_file_line_and_field() {
+    let scenario = temp_file(
+        "bad.yaml",
+        &SMALL.replace("{at: 1s, taint", "{at: soon, taint"),
+    );
+    let (code, _, stderr) = taintcheck(&["run", scenario.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("bad.yaml:7: ops[0].at: Invalid value: \"soon\""),
+        "{stderr}"
+    );
+    let good = temp_file("good.yaml", SMALL);
+    let (code, _, stderr) = taintcheck(&["run", good.to_str().unwrap(), "--profile", "v9"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--profile: Unsupported value: \"v9\""),
+        "{stderr}"
+    );
+}
