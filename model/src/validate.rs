@@ -19,7 +19,7 @@ use k8s_openapi::api::core::v1 as k8s;
 const EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 /// Operators accepted without the comparison-operator gate.
 const OPERATORS: [&str; 2] = ["Equal", "Exists"];
-/// Operators accepted with the `TaintTolerationComparisonOperators` gate on. [unverified]: the
+/// Operators accepted with the `TaintTolerationComparisonOperators` gate on. Unverified: the
 /// list upstream prints in this case; the rejection itself is verified.
 const OPERATORS_GATED: [&str; 4] = ["Equal", "Exists", "Lt", "Gt"];
 
