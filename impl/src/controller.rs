@@ -12,6 +12,7 @@
 
 use crate::api::ApiServer;
 use crate::informer::{Cache, Handlers, Informers};
+use crate::probe::{Key, Probe, Probed};
 use crate::queues::{BlockingQueue, Received, Shard};
 use crate::recorder::Recorder;
 use crate::sync::{lock, spawn, thread, Arc, AtomicBool, Mutex, Ordering};
@@ -64,6 +65,7 @@ struct Shared {
     /// Works whose start is already scheduled (a spawned goroutine not yet running).
     starting: Mutex<BTreeSet<WorkId>>,
     stopped: AtomicBool,
+    probe: Option<Probe>,
 }
 
 /// A running controller. Dropping it does not stop it: call [`Controller::stop`].
@@ -88,6 +90,18 @@ impl Controller {
         recorder: &Recorder,
         lags: InformerLags,
     ) -> Controller {
+        Controller::start_probed(config, api, timers, recorder, lags, None)
+    }
+
+    /// [`Controller::start`], recording what the threads do in `probe`.
+    pub fn start_probed(
+        config: Config,
+        api: &ApiServer,
+        timers: &TimerService,
+        recorder: &Recorder,
+        lags: InformerLags,
+        probe: Option<Probe>,
+    ) -> Controller {
         let workers = config.workers.max(1);
         // On a serial virtual clock, items are processed one at a time so runs are reproducible
         // (the shuttle tests explore the concurrent interleavings instead).
@@ -108,22 +122,25 @@ impl Controller {
             armed: Mutex::new(BTreeMap::new()),
             starting: Mutex::new(BTreeSet::new()),
             stopped: AtomicBool::new(false),
+            probe,
         });
         let (on_node, on_pod) = (shared.clone(), shared.clone());
         let handlers = Handlers {
             node: Box::new(move |changes| {
-                on_node.node_queue.add_all(
-                    changes
-                        .iter()
-                        .filter_map(|(old, new)| node_updated(old.as_ref(), new.as_ref())),
-                );
+                let names: Vec<NodeName> = changes
+                    .iter()
+                    .filter_map(|(old, new)| node_updated(old.as_ref(), new.as_ref()))
+                    .collect();
+                on_node.probe(|| names.iter().cloned().map(Key::Node).map(Probed::Added));
+                on_node.node_queue.add_all(names);
             }),
             pod: Box::new(move |changes| {
-                on_pod.pod_queue.add_all(
-                    changes
-                        .iter()
-                        .filter_map(|(old, new)| pod_updated(old.as_ref(), new.as_ref())),
-                );
+                let items: Vec<PodItem> = changes
+                    .iter()
+                    .filter_map(|(old, new)| pod_updated(old.as_ref(), new.as_ref()))
+                    .collect();
+                on_pod.probe(|| items.iter().cloned().map(Key::Pod).map(Probed::Added));
+                on_pod.pod_queue.add_all(items);
             }),
         };
         let informers = Informers::start(api, timers, lags.nodes, lags.pods, handlers);
@@ -205,12 +222,27 @@ impl Shared {
         let shard = &self.shards[i];
         while let Some(received) = shard.receive() {
             match received {
-                Received::Node(name) => self.node_item(name),
+                Received::Node(name) => self.node_item(i, name),
                 Received::Pod(item) => {
+                    self.probe(|| {
+                        let buffered = shard.buffered_nodes();
+                        [Probed::TookPod {
+                            worker: i,
+                            buffered,
+                        }]
+                    });
                     while let Some(name) = shard.next_to_drain() {
-                        self.node_item(name);
+                        self.node_item(i, name);
                     }
+                    let key = Key::Pod(item.clone());
+                    self.probe(|| {
+                        [Probed::Began {
+                            worker: i,
+                            key: key.clone(),
+                        }]
+                    });
                     self.handle_pod(&item);
+                    self.probe(|| [Probed::Ended { worker: i, key }]);
                     self.pod_queue.done(&item);
                     self.timers.exit(1);
                 }
@@ -218,10 +250,27 @@ impl Shared {
         }
     }
 
-    fn node_item(self: &Arc<Self>, name: NodeName) {
+    fn node_item(self: &Arc<Self>, worker: usize, name: NodeName) {
+        let key = Key::Node(name.clone());
+        self.probe(|| {
+            [Probed::Began {
+                worker,
+                key: key.clone(),
+            }]
+        });
         self.handle_node(&name);
+        self.probe(|| [Probed::Ended { worker, key }]);
         self.node_queue.done(&name);
         self.timers.exit(1);
+    }
+
+    /// Records observations when probing.
+    fn probe<I: IntoIterator<Item = Probed>>(&self, what: impl FnOnce() -> I) {
+        if let Some(p) = &self.probe {
+            for observed in what() {
+                p.push(observed);
+            }
+        }
     }
 
     /// `handleNodeUpdate` in upstream's phases: update `taintedNodes` under its lock, list the

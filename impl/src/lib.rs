@@ -6,6 +6,7 @@ pub mod clock;
 pub mod controller;
 pub mod driver;
 pub mod informer;
+pub mod probe;
 pub mod queues;
 pub mod recorder;
 pub mod sync;

@@ -207,6 +207,11 @@ impl Shard {
         }
     }
 
+    /// The node items buffered right now (for the probe).
+    pub fn buffered_nodes(&self) -> Vec<NodeName> {
+        lock(&self.state).nodes.iter().cloned().collect()
+    }
+
     /// Closes both channels; returns how many buffered items were dropped.
     pub fn close(&self) -> usize {
         let mut s = lock(&self.state);
