@@ -8,6 +8,7 @@
 //!   and out; [`taint_syntax`]: `kubectl taint` arguments and `Taint.ToString`.
 //! * [`scheduler`]: the TaintToleration plugin; [`admission`]: admission-time tolerations;
 //!   [`explain`]: what a node's taints mean for a pod.
+//! * [`check`]: the stateright model of the whole system (`taintcheck check` / `explore`).
 //! * [`oracle`]: the conformance oracle over traces; [`recording`]: `kubectl` watch recordings
 //!   into traces.
 //!
@@ -16,6 +17,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod check;
 pub mod core;
 pub mod explain;
 pub mod field;

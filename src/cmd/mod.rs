@@ -1,9 +1,11 @@
 //! One module per subcommand: each parses its own arguments, calls the library and prints.
 
 pub mod bench;
+pub mod check;
 pub mod conform;
 pub mod expect;
 pub mod explain;
+pub mod explore;
 pub mod import;
 pub mod run;
 pub mod validate;
