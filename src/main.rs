@@ -19,6 +19,8 @@ enum Command {
     Check,
     /// Run a scenario on the reference runtime and check its expectations.
     Run(cmd::run::RunArgs),
+    /// Measure performance (`bench runtime`: eviction storm and lateness).
+    Bench(cmd::bench::BenchArgs),
     /// Validate Pod and Node manifests as the API server would.
     Validate(cmd::validate::ValidateArgs),
     /// Explain what a node's taints mean for a pod.
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Command::Run(args) => cmd::run::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),
     }

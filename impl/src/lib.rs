@@ -9,6 +9,7 @@ pub mod informer;
 pub mod probe;
 pub mod queues;
 pub mod recorder;
+pub mod storm;
 pub mod sync;
 pub mod timeline;
 pub mod timers;

@@ -1,5 +1,6 @@
 //! One module per subcommand: each parses its own arguments, calls the library and prints.
 
+pub mod bench;
 pub mod explain;
 pub mod run;
 pub mod validate;
