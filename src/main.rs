@@ -15,8 +15,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Model-check the taint manager (not yet implemented).
-    Check,
+    /// Model-check a controller profile on a configuration; print the verdict per property.
+    Check(cmd::check::CheckArgs),
+    /// Serve stateright's Explorer on the model.
+    Explore(cmd::explore::ExploreArgs),
     /// Run a scenario on the reference runtime and check its expectations.
     Run(cmd::run::RunArgs),
     /// Measure performance (`bench runtime`: eviction storm and lateness).
@@ -30,10 +32,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Check => {
-            eprintln!("taintcheck check: not yet implemented");
-            ExitCode::from(2)
-        }
+        Command::Check(args) => cmd::check::run(args),
+        Command::Explore(args) => cmd::explore::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Validate(args) => cmd::validate::run(&args),

@@ -199,3 +199,16 @@ fn explain_needs_exactly_one_object_of_each_kind() {
     let o = taintcheck(&["explain", "--node", NODE]);
     assert_eq!(o.status.code(), Some(2), "missing --pod is a usage error");
 }
+
+#[test]
+fn explain_an_untainted_node() {
+    let o = taintcheck(&[
+        "explain",
+        "--node",
+        "tests/fixtures/node-untainted.yaml",
+        "--pod",
+        POD,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!(stdout(&o));
+}

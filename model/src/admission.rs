@@ -103,7 +103,7 @@ pub fn daemonset_tolerations(tolerations: &mut Vec<Toleration>, host_network: bo
 /// replaced in place by `toleration`; if none has it, it is appended.
 ///
 /// Upstream's early "already present, nothing to do" check compares a pointer with a value
-/// through `Semantic.DeepEqual`, whose differing types make it always false [inferred]; so every
+/// through `Semantic.DeepEqual`, whose differing types make it always false (inferred); so every
 /// match is replaced, as here (replacing an equal toleration changes nothing).
 #[doc(alias = "AddOrUpdateTolerationInPodSpec")]
 pub fn add_or_update_toleration(tolerations: &mut Vec<Toleration>, toleration: Toleration) {

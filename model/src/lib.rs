@@ -8,12 +8,14 @@
 //!   and out; [`taint_syntax`]: `kubectl taint` arguments and `Taint.ToString`.
 //! * [`scheduler`]: the TaintToleration plugin; [`admission`]: admission-time tolerations;
 //!   [`explain`]: what a node's taints mean for a pod.
+//! * [`check`]: the stateright model of the whole system (`taintcheck check` / `explore`).
 //!
 //! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O
 //! on its own behalf. Inputs come in as arguments, decisions go out as values.
 
 pub mod admission;
 pub mod api;
+pub mod check;
 pub mod core;
 pub mod explain;
 pub mod field;

@@ -43,16 +43,21 @@ fn compare_values(taint: &str, toleration: &str) -> Option<(i64, i64)> {
 
 /// A canonical decimal int64: rejects `-0`, `+5`, `007`, `""`, `1.5` and out-of-range values.
 pub fn canonical_int(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    let canonical = match digits.as_bytes() {
-        [b'0'] => digits.len() == s.len(),
-        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
-        _ => false,
-    };
-    if canonical {
+    if is_decimal_integer(s) {
         s.parse().ok()
     } else {
         None
+    }
+}
+
+/// Apimachinery `content.IsDecimalInteger`: `0`, or an optional `-`, a digit 1-9, then digits
+/// (any length: range is not checked here).
+pub fn is_decimal_integer(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    match digits.as_bytes() {
+        [b'0'] => digits.len() == s.len(),
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
     }
 }
 

@@ -12,13 +12,14 @@
 //! `IsLabelValue`, `IsDNS1123Subdomain`, `IsDecimalInteger`), Kubernetes 1.35 era.
 
 use crate::field::{BadValue, FieldError, FieldPath};
+use crate::matching::is_decimal_integer;
 use k8s_openapi::api::core::v1 as k8s;
 
 /// The three effects validation accepts, in upstream's order (`validateTaintEffect`).
 const EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 /// Operators accepted without the comparison-operator gate.
 const OPERATORS: [&str; 2] = ["Equal", "Exists"];
-/// Operators accepted with the `TaintTolerationComparisonOperators` gate on. [unverified]: the
+/// Operators accepted with the `TaintTolerationComparisonOperators` gate on. Unverified: the
 /// list upstream prints in this case; the rejection itself is verified.
 const OPERATORS_GATED: [&str; 4] = ["Equal", "Exists", "Lt", "Gt"];
 
@@ -150,17 +151,8 @@ pub fn tolerations_at(
             ));
         }
         match operator {
-            "" | "Equal" => {
-                let msgs = label_value_errors(value);
-                if !msgs.is_empty() {
-                    // Upstream reports this on `operator`, not `value`.
-                    errs.push(FieldError::invalid(
-                        at.child("operator"),
-                        BadValue::Str(value.to_owned()),
-                        &msgs.join(";"),
-                    ));
-                }
-            }
+            // Upstream reports this on `operator`, not `value`.
+            "" | "Equal" => errs.extend(label_value(value, &at.child("operator"))),
             "Exists" => {
                 if !value.is_empty() {
                     errs.push(FieldError::invalid(
@@ -207,14 +199,7 @@ pub fn node_taints(taints: &[k8s::Taint], path: &FieldPath) -> Vec<FieldError> {
         let at = path.index(i);
         let value = t.value.as_deref().unwrap_or("");
         errs.extend(label_key(&t.key, &at.child("key")));
-        let msgs = label_value_errors(value);
-        if !msgs.is_empty() {
-            errs.push(FieldError::invalid(
-                at.child("value"),
-                BadValue::Str(value.to_owned()),
-                &msgs.join(";"),
-            ));
-        }
+        errs.extend(label_value(value, &at.child("value")));
         errs.extend(taint_effect(&t.effect, false, &at.child("effect")));
         if seen.contains(&(t.effect.as_str(), t.key.as_str())) {
             errs.push(FieldError::duplicate(
@@ -251,6 +236,18 @@ fn label_key(key: &str, path: &FieldPath) -> Vec<FieldError> {
         .into_iter()
         .map(|msg| FieldError::invalid(path.clone(), BadValue::Str(key.to_owned()), &msg))
         .collect()
+}
+
+/// Upstream's label-value check at a call site: one `Invalid` with the messages joined by `;`.
+fn label_value(value: &str, path: &FieldPath) -> Option<FieldError> {
+    let msgs = label_value_errors(value);
+    (!msgs.is_empty()).then(|| {
+        FieldError::invalid(
+            path.clone(),
+            BadValue::Str(value.to_owned()),
+            &msgs.join(";"),
+        )
+    })
 }
 
 /// Upstream `content.IsLabelKey` (a.k.a. `IsQualifiedName`): an optional lowercase DNS-1123
@@ -344,15 +341,8 @@ fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
 /// Values beyond int64 pass here (and then never match, MATCH-1). Spec: VAL-TOL-7.
 fn decimal_integer_errors(value: &str) -> Vec<&'static str> {
     if value.is_empty() {
-        return vec!["must be non-empty"];
-    }
-    let digits = value.strip_prefix('-').unwrap_or(value);
-    let canonical = match digits.as_bytes() {
-        [b'0'] => digits.len() == value.len(),
-        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
-        _ => false,
-    };
-    if canonical {
+        vec!["must be non-empty"]
+    } else if is_decimal_integer(value) {
         Vec::new()
     } else {
         vec![DECIMAL_INT_MSG]

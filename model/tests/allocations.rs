@@ -1,22 +1,33 @@
 //! `handleNodeUpdate` allocates per node, never per pod, once the pods' work exists (issue 3,
-//! item 8): counted with a global allocator, not timed.
+//! item 8), and the matching hot path (`tolerates`, `verdict`) never allocates (issue 2, item 8):
+//! counted with a global allocator, not timed. Counts are per thread, so tests running in
+//! parallel do not see each other's allocations.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
 use taintcheck_model::core::driver::Cluster;
 use taintcheck_model::core::handlers::{handle_node_update, TaintedNodes};
 use taintcheck_model::core::{Immediate, TimedQueue};
+use taintcheck_model::matching::{tolerates, verdict, TolerationTime, Verdict};
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::Time;
 
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // `const`-initialised and without a destructor: touching it never allocates.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Allocations made so far by the calling thread.
+fn allocations() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        ALLOCATIONS.with(|n| n.set(n.get() + 1));
         unsafe { System.alloc(layout) }
     }
 
@@ -74,7 +85,7 @@ fn node_update_allocates_per_node_not_per_pod() {
             &mut out,
         );
         out.clear();
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let before = allocations();
         let pods = handle_node_update(
             &mut queue,
             &mut tainted,
@@ -85,7 +96,7 @@ fn node_update_allocates_per_node_not_per_pod() {
             args.2,
             &mut out,
         );
-        let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        let allocations = allocations() - before;
         assert_eq!(pods, 110);
         assert_eq!(out.len(), 110, "{}: one decision per pod", profile.name);
         // The taint list (one Arc) and the listing (a Vec growing to 110): far below one per pod.
@@ -95,4 +106,54 @@ fn node_update_allocates_per_node_not_per_pod() {
             profile.name
         );
     }
+}
+
+/// The shape of the criterion bench: 5 NoExecute taints, 10 tolerations, the tolerating ones
+/// last; `Lt`/`Gt` included so the integer parsing path is exercised too.
+#[test]
+fn tolerates_and_verdict_never_allocate() {
+    let taints: Vec<Taint> = (0..5)
+        .map(|i| {
+            Taint::new(
+                &format!("example.com/t{i}"),
+                &format!("{}", 900 + i),
+                TaintEffect::NoExecute,
+            )
+        })
+        .collect();
+    let mut tolerations: Vec<Toleration> = (0..6)
+        .map(|i| Toleration::equal(&format!("example.com/o{i}"), "v", None, None))
+        .collect();
+    tolerations.extend(
+        (0..4).map(|i| Toleration::exists(&format!("example.com/t{i}"), None, Some(300 + i))),
+    );
+    let mut gt = Toleration::equal(
+        "example.com/t4",
+        "100",
+        Some(TaintEffect::NoExecute),
+        Some(60),
+    );
+    gt.operator = taintcheck_model::api::Operator::Gt;
+    tolerations.push(gt);
+
+    let before = allocations();
+    let mut matched = 0;
+    for taint in &taints {
+        for toleration in &tolerations {
+            matched += usize::from(tolerates(toleration, taint, true));
+        }
+    }
+    let v = verdict(&taints, &tolerations, true);
+    let allocated = allocations() - before;
+    assert_eq!(matched, 5);
+    assert_eq!(
+        v,
+        Verdict::Tolerated(TolerationTime::After(
+            taintcheck_model::time::Duration::from_secs(60)
+        ))
+    );
+    assert_eq!(
+        allocated, 0,
+        "tolerates/verdict allocated {allocated} times"
+    );
 }

@@ -159,6 +159,7 @@ fn running_worker_completion_does_not_remove_replacement() {
         completion: CompletionPolicy::OwnedDelete,
         ..Profile::latest()
     };
+    let mut snapshot = String::new();
     for (profile, kept) in [(tokens, true), (Profile::latest(), false)] {
         // (first worker, whether upstream's CancelWork reports it cancelled)
         for (scheduled, cancel_succeeds) in [(false, false), (true, true)] {
@@ -217,6 +218,18 @@ fn running_worker_completion_does_not_remove_replacement() {
                 h.run_until(10_000);
                 assert_eq!(h.runs(), 2, "the orphaned timer still fires");
             }
+            let title = if profile.completion == CompletionPolicy::OwnedDelete {
+                "latest + ownership tokens"
+            } else {
+                "latest"
+            };
+            snapshot.push_str(&format!(
+                "## {title}, first worker scheduled: {scheduled}\n"
+            ));
+            for effect in &h.effects {
+                snapshot.push_str(&format!("{effect}\n"));
+            }
         }
     }
+    insta::assert_snapshot!(snapshot);
 }

@@ -128,15 +128,11 @@ fn render(node: &str, pod: &str, e: &Explanation, comparison_operators: bool) ->
     let min = e
         .min_toleration_seconds
         .map_or("forever".to_owned(), |s| format!("{s}s"));
-    out.push_str(&match (e.all_tolerated, e.eviction) {
-        (_, Eviction::Never)
-            if e.min_toleration_seconds.is_none()
-                && e.taints.iter().all(|t| t.effect != "NoExecute") =>
-        {
-            "NoExecute taints: none\n".to_owned()
-        }
-        (true, _) => format!("NoExecute taints: all tolerated, minimum toleration time {min}\n"),
-        (false, _) => "NoExecute taints: not all tolerated\n".to_owned(),
+    let has_no_execute = e.taints.iter().any(|t| t.effect == "NoExecute");
+    out.push_str(&match (has_no_execute, e.all_tolerated) {
+        (false, _) => "NoExecute taints: none\n".to_owned(),
+        (true, true) => format!("NoExecute taints: all tolerated, minimum toleration time {min}\n"),
+        (true, false) => "NoExecute taints: not all tolerated\n".to_owned(),
     });
     out.push_str(&match (e.eviction, e.eviction_after_seconds) {
         (Eviction::Immediate, _) => "running pod: evicted immediately\n".to_owned(),

@@ -26,6 +26,15 @@
 //! 5. Time: [`Controller::next_deadline`] is the earliest armed timer; at or after it,
 //!    `enabled_steps` offers [`Step::FireTimer`].
 //! 6. [`Controller::restarted`] loses all in-memory state (then re-deliver the caches as adds).
+//!
+//! Nondeterminism the caller resolves: which enabled step runs next (Go's scheduler and `select`),
+//! how the API server answers, and, under [`crate::profile::ImmediatePath::TwoNows`], whether two
+//! `time.Now()` calls gave a positive delay: [`Step::WorkerContinue`] carries that choice
+//! ([`Immediate`]) and `enabled_steps` offers both outcomes only where the step may need it.
+//!
+//! Identity: a work takes the smallest free [`WorkId`]; its timer ([`TimerId`]) and its one
+//! outstanding request ([`RequestId`]) carry the same number, so states that differ only in
+//! history compare equal. `ArmTimer` for an armed id replaces that timer.
 
 pub mod controller;
 pub mod driver;

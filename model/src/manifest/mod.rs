@@ -215,22 +215,21 @@ fn read_object(
                 }
             }
         }
-        "Pod" => match decode::<k8s::Pod>(value) {
-            Ok(pod) => out.objects.push(Located {
-                object: Object::Pod(Box::new(pod)),
-                file: file.to_owned(),
-                lines,
-            }),
-            Err(e) => out.errors.push(at(e.path.clone(), e)),
-        },
-        "Node" => match decode::<k8s::Node>(value) {
-            Ok(node) => out.objects.push(Located {
-                object: Object::Node(Box::new(node)),
-                file: file.to_owned(),
-                lines,
-            }),
-            Err(e) => out.errors.push(at(e.path.clone(), e)),
-        },
+        "Pod" | "Node" => {
+            let decoded = if kind == "Pod" {
+                decode::<k8s::Pod>(value).map(|p| Object::Pod(Box::new(p)))
+            } else {
+                decode::<k8s::Node>(value).map(|n| Object::Node(Box::new(n)))
+            };
+            match decoded {
+                Ok(object) => out.objects.push(Located {
+                    object,
+                    file: file.to_owned(),
+                    lines,
+                }),
+                Err(e) => out.errors.push(at(e.path.clone(), e)),
+            }
+        }
         other => {
             let path = FieldPath::new("kind");
             let e = FieldError::not_supported(

@@ -3,7 +3,6 @@
 //! else are double-quoted.
 
 use serde_json::Value;
-use std::fmt::Write;
 
 /// One YAML document (no leading `---`), ending in a newline.
 pub fn to_yaml(value: &Value) -> String {
@@ -100,23 +99,8 @@ fn string_text(s: &str) -> String {
     if starts_safely && !reserved && s.chars().all(plain_char) {
         return s.to_owned();
     }
-    let mut q = String::with_capacity(s.len() + 2);
-    q.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => q.push_str("\\\""),
-            '\\' => q.push_str("\\\\"),
-            '\n' => q.push_str("\\n"),
-            '\t' => q.push_str("\\t"),
-            '\r' => q.push_str("\\r"),
-            c if c.is_control() => {
-                let _ = write!(q, "\\u{:04x}", c as u32);
-            }
-            c => q.push(c),
-        }
-    }
-    q.push('"');
-    q
+    // Go's `%q` escapes are all valid YAML double-quoted escapes.
+    crate::field::go_quote(s)
 }
 
 #[cfg(test)]
@@ -153,6 +137,9 @@ mod tests {
             "tab\there",
             "quote\"",
             "0x1F",
+            "\u{1}\u{7}\u{b}\u{c}\u{8}",
+            "héllo\u{200b}",
+            "back\\slash",
             "~",
             "ok.name/x-1",
         ] {

@@ -1,0 +1,54 @@
+//! The model's actions: the clock, informer deliveries, every step of the core, the API server's
+//! answers, and the environment's operations. Names are role-prefixed (stateright's 2pc style).
+//! Spec: MODEL-A1..MODEL-A5 and ENV-1..ENV-10 (specs/spec.md, "Actions").
+
+use crate::api::{Name, NodeName, PodKey};
+use crate::core::{RequestId, Step};
+use crate::time::Time;
+
+/// One transition of the system.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// MODEL-A1: advance the clock to the next interesting instant (quiescent states only).
+    Tick(Time),
+    /// MODEL-A2: the node informer delivers its oldest watch event to its cache and handlers.
+    InformerDeliverNode,
+    /// MODEL-A2: the pod informer delivers its oldest watch event.
+    InformerDeliverPod,
+    /// MODEL-A3: one step of the controller core (dispatcher, worker, timer, work function).
+    Controller(Step),
+    /// MODEL-A4: the API server answers a pending request (and applies it).
+    ApiRespond(RequestId),
+    /// MODEL-A5: the environment changes the cluster (budgeted).
+    Env(EnvOp),
+}
+
+/// An environment operation. Spec: ENV-1..ENV-10.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EnvOp {
+    /// ENV-1: add the config's `taints[taint]` to a node.
+    AddTaint { node: NodeName, taint: usize },
+    /// ENV-2: remove the NoExecute taint with this key.
+    RemoveTaint { node: NodeName, key: Name },
+    /// ENV-3: append the config's `append_tolerations[choice]` (validation allows appends only).
+    AppendToleration { pod: PodKey, choice: usize },
+    /// ENV-4: change `tolerationSeconds` of an existing toleration (validation allows it).
+    SetSeconds {
+        pod: PodKey,
+        toleration: usize,
+        seconds: Option<i64>,
+    },
+    /// ENV-5: delete a pod (by name).
+    DeletePod { pod: PodKey },
+    /// ENV-6: delete a pod and create one with the same name and a new UID (a StatefulSet), bound
+    /// to `node` (the same, another, or none: pending).
+    RecreatePod { pod: PodKey, node: Option<NodeName> },
+    /// ENV-7: the scheduler binds a pending pod.
+    BindPod { pod: PodKey, node: NodeName },
+    /// ENV-8: delete a node (its pods stay bound to the name; PodGC is not modelled).
+    DeleteNode { node: NodeName },
+    /// ENV-9: the controller process restarts: its memory is lost, informers re-list.
+    Restart,
+    /// ENV-10: the next API request the server answers fails.
+    FailNextCall,
+}

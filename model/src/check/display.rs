@@ -1,0 +1,329 @@
+//! Human-readable actions, steps and counterexamples, and the Explorer's SVG timeline.
+//! Nothing here decides anything; it only renders what the model and the core did.
+
+use super::action::{Action, EnvOp};
+use super::state::SysState;
+use super::{Outcome, TaintSys};
+use crate::api::{Pod, Taint};
+use crate::core::{Effect, Immediate, NodePhase, Note, Step, Verb, Worker};
+use stateright::Path;
+use std::fmt::Write;
+
+/// `[k=v:NoExecute, k2:NoExecute]`.
+pub fn taints(taints: &[Taint]) -> String {
+    let items: Vec<String> = taints.iter().map(taint).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// Upstream `Taint.ToString`'s two common forms.
+pub fn taint(t: &Taint) -> String {
+    if t.value.is_empty() {
+        format!("{}:{}", t.key, t.effect)
+    } else {
+        format!("{}={}:{}", t.key, t.value, t.effect)
+    }
+}
+
+/// `default/p1 (uid p1-1) on n1 tolerating [k:NoExecute for 2s]`.
+pub fn pod(p: &Pod) -> String {
+    let tols: Vec<String> = p
+        .tolerations
+        .iter()
+        .map(|t| {
+            let key = if t.key.is_empty() { "*" } else { &t.key };
+            let what = match t.operator {
+                crate::api::Operator::Equal => format!("{key}={}", t.value),
+                _ => key.to_string(),
+            };
+            let effect = t.effect.as_ref().map(|e| e.as_str()).unwrap_or("*");
+            match t.seconds {
+                Some(s) => format!("{what}:{effect} for {s}s"),
+                None => format!("{what}:{effect} forever"),
+            }
+        })
+        .collect();
+    format!(
+        "{} (uid {}) {} tolerating [{}]",
+        p.key,
+        p.uid,
+        match &p.node_name {
+            Some(n) => format!("on {n}"),
+            None => "pending".to_string(),
+        },
+        tols.join(", ")
+    )
+}
+
+/// The Explorer's action label.
+pub fn action(a: &Action) -> String {
+    match a {
+        Action::Tick(t) => format!("clock advances to {}ms", t.0),
+        Action::InformerDeliverNode => "node informer delivers the next event".into(),
+        Action::InformerDeliverPod => "pod informer delivers the next event".into(),
+        Action::Controller(step) => controller_step(step),
+        Action::ApiRespond(id) => format!("api server answers request #{}", id.0),
+        Action::Env(op) => env(op),
+    }
+}
+
+fn controller_step(step: &Step) -> String {
+    match step {
+        Step::DispatchNode => "node dispatcher sends the next node item to its shard".into(),
+        Step::DispatchPod => "pod dispatcher sends the next pod item to its shard".into(),
+        Step::WorkerTakeNode(w) => format!("worker {w} takes a node item"),
+        Step::WorkerTakePod(w) => format!("worker {w} takes a pod item"),
+        Step::WorkerContinue { worker, immediate } => match immediate {
+            Immediate::Nil => format!("worker {worker} continues"),
+            Immediate::Timer => format!("worker {worker} continues (two Now()s: a real timer)"),
+        },
+        Step::FireTimer(id) => format!("timer #{} fires", id.0),
+        Step::StartWork(id) => format!("work #{} starts", id.0),
+        Step::CompleteWork(id) => format!("work #{} completes (map update)", id.0),
+    }
+}
+
+/// The action with what the state says about it (which node a worker handles).
+fn describe(s: &SysState, a: &Action) -> String {
+    let Action::Controller(Step::WorkerContinue { worker, immediate }) = a else {
+        return action(a);
+    };
+    let timer = match immediate {
+        Immediate::Nil => "",
+        Immediate::Timer => " (two Now()s: a real timer)",
+    };
+    match s.ctrl.shards().get(*worker).map(|sh| &sh.worker) {
+        Some(Worker::Node { node, phase, .. }) => match phase {
+            NodePhase::Updated { taints: t } => {
+                format!(
+                    "worker {worker} handles node {node}: taints {}, lists its pods{timer}",
+                    taints(t)
+                )
+            }
+            NodePhase::Pods {
+                taints: t,
+                pods,
+                next,
+                ..
+            } => match pods.get(*next) {
+                Some(p) => format!(
+                    "worker {worker} handles node {node}: taints {} for pod {}{timer}",
+                    taints(t),
+                    p.key
+                ),
+                None => format!("worker {worker} finishes node {node}"),
+            },
+        },
+        Some(Worker::Draining { pod }) => {
+            format!(
+                "worker {worker} handles pod item {} on {}{timer}",
+                pod.key,
+                pod.node_str()
+            )
+        }
+        _ => action(a),
+    }
+}
+
+fn env(op: &EnvOp) -> String {
+    match op {
+        EnvOp::AddTaint { node, taint } => format!("env: add taint #{taint} to node {node}"),
+        EnvOp::RemoveTaint { node, key } => {
+            format!("env: remove taint {key}:NoExecute from node {node}")
+        }
+        EnvOp::AppendToleration { pod, choice } => {
+            format!("env: append toleration #{choice} to {pod}")
+        }
+        EnvOp::SetSeconds {
+            pod,
+            toleration,
+            seconds,
+        } => match seconds {
+            Some(s) => {
+                format!("env: set tolerationSeconds of {pod} toleration {toleration} to {s}s")
+            }
+            None => format!("env: make {pod} toleration {toleration} tolerate forever"),
+        },
+        EnvOp::DeletePod { pod } => format!("env: delete pod {pod}"),
+        EnvOp::RecreatePod { pod, node } => match node {
+            Some(n) => format!("env: recreate pod {pod} with a new uid on {n}"),
+            None => format!("env: recreate pod {pod} with a new uid, pending"),
+        },
+        EnvOp::BindPod { pod, node } => format!("env: scheduler binds {pod} to {node}"),
+        EnvOp::DeleteNode { node } => format!("env: delete node {node}"),
+        EnvOp::Restart => "env: restart the controller".into(),
+        EnvOp::FailNextCall => "env: the next API call will fail".into(),
+    }
+}
+
+/// One effect in words.
+pub fn effect(e: &Effect) -> String {
+    match e {
+        Effect::Event(ev) => format!("event \"{}\"", ev.message()),
+        Effect::Api(r) => {
+            let verb = match r.verb {
+                Verb::Get => "GET",
+                Verb::PatchDisruptionTarget => "PATCH DisruptionTarget",
+                Verb::Delete => "DELETE",
+            };
+            match &r.uid {
+                Some(uid) => format!("{verb} {} (uid {uid}) as request #{}", r.pod, r.id.0),
+                None => format!("{verb} {} as request #{}", r.pod, r.id.0),
+            }
+        }
+        Effect::ArmTimer { id, fire_at } => format!("arm timer #{} for {}ms", id.0, fire_at.0),
+        Effect::CancelTimer { id } => format!("stop timer #{}", id.0),
+        Effect::Decision(d) => {
+            let p = &d.pod;
+            match d.note {
+                Note::EvictNow => format!("evict {p} now"),
+                Note::Scheduled { fire_at } => {
+                    format!("schedule eviction of {p} at {}ms", fire_at.0)
+                }
+                Note::AlreadyExisting => format!("{p}: work already exists, skipped"),
+                Note::KeptExisting { fire_at } => {
+                    format!("keep the existing eviction of {p} at {}ms", fire_at.0)
+                }
+                Note::Rescheduled { fire_at } => {
+                    format!("move the eviction of {p} to {}ms", fire_at.0)
+                }
+                Note::ToleratedForever => format!("{p} tolerated forever: cancel"),
+                Note::ForeverNotCancelled => {
+                    format!("{p} tolerated forever, but the scheduled deletion is kept")
+                }
+                Note::ZeroTaints => format!("processPodOnNode({p}) with zero taints"),
+                Note::NotOurNode => format!("{p} is bound to another node: nothing done"),
+                Note::Suppressed => format!("work for {p} was cancelled before it started"),
+                Note::RecheckAbandoned => format!("re-check: {p} no longer to be deleted"),
+                Note::GaveUp => format!("give up deleting {p}"),
+            }
+        }
+    }
+}
+
+/// What a step did: the action, then the notes and effects it produced.
+pub fn step(before: &SysState, a: &Action, _after: &SysState, out: &Outcome) -> String {
+    let mut s = describe(before, a);
+    let mut parts: Vec<String> = out.notes.clone();
+    parts.extend(out.effects.iter().map(effect));
+    if !parts.is_empty() {
+        s.push_str(" → ");
+        s.push_str(&parts.join("; "));
+    }
+    s
+}
+
+/// A path as numbered steps with times: `  3. t=2000ms  <step>`.
+pub fn steps(model: &TaintSys, path: &Path<SysState, Action>) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (i, (state, action)) in path.clone().into_vec().into_iter().enumerate() {
+        let Some(action) = action else { continue };
+        let text = match model.transition(&state, &action) {
+            Some((after, out)) => step(&state, &action, &after, &out),
+            None => action_text(&action),
+        };
+        lines.push(format!("{:>3}. t={}ms  {}", i + 1, state.now.0, text));
+    }
+    lines
+}
+
+fn action_text(a: &Action) -> String {
+    action(a)
+}
+
+const LANES: [&str; 5] = [
+    "environment",
+    "informers",
+    "controller",
+    "api server",
+    "events",
+];
+
+/// The Explorer's timeline: one column per step (time on top), lanes for the environment, the
+/// informers, the controller (dispatchers, workers, timers), the API server and the events; marks
+/// for taints, decisions, cancels and deletions in time order.
+pub fn svg(model: &TaintSys, path: Path<SysState, Action>) -> String {
+    let steps = path.into_vec();
+    let col = 150;
+    let lane_h = 48;
+    let left = 110;
+    let width = left + col * steps.len().max(1) + 20;
+    let height = 40 + lane_h * LANES.len() + 20;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="monospace" font-size="10">"#
+    );
+    for (i, lane) in LANES.iter().enumerate() {
+        let y = 40 + i * lane_h;
+        let _ = write!(
+            svg,
+            r##"<text x="4" y="{}" font-weight="bold">{lane}</text><line x1="{left}" y1="{}" x2="{}" y2="{}" stroke="#ccc"/>"##,
+            y + lane_h / 2,
+            y + lane_h / 2,
+            width - 10,
+            y + lane_h / 2
+        );
+    }
+    for (i, (state, action)) in steps.iter().enumerate() {
+        let Some(action) = action else { continue };
+        let x = left + col * i + col / 2;
+        let _ = write!(
+            svg,
+            r#"<text x="{x}" y="20" text-anchor="middle">t={}ms</text>"#,
+            state.now.0
+        );
+        let outcome = model.transition(state, action).map(|(_, o)| o);
+        let (lane, color) = match action {
+            Action::Env(_) | Action::Tick(_) => (0, "#555"),
+            Action::InformerDeliverNode | Action::InformerDeliverPod => (1, "#1f77b4"),
+            Action::Controller(_) => (2, "#2ca02c"),
+            Action::ApiRespond(_) => (3, "#d62728"),
+        };
+        mark(
+            &mut svg,
+            x,
+            40 + lane * lane_h + lane_h / 2,
+            color,
+            &action_label(action),
+        );
+        for e in outcome.iter().flat_map(|o| &o.effects) {
+            let (lane, color, label) = match e {
+                Effect::Event(ev) => (4, "#9467bd", format!("{:?} {}", ev.kind, ev.pod)),
+                Effect::Api(r) => (3, "#ff7f0e", format!("{:?} {}", r.verb, r.pod)),
+                Effect::Decision(d) => (2, "#8c564b", format!("{:?}", d.note)),
+                _ => continue,
+            };
+            mark(
+                &mut svg,
+                x,
+                40 + lane * lane_h + lane_h / 2 + 14,
+                color,
+                &label,
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+fn action_label(a: &Action) -> String {
+    let s = action(a);
+    if s.chars().count() > 26 {
+        let cut: String = s.chars().take(25).collect();
+        format!("{cut}…")
+    } else {
+        s
+    }
+}
+
+fn mark(svg: &mut String, x: usize, y: usize, color: &str, label: &str) {
+    let label = label
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let _ = write!(
+        svg,
+        r#"<circle cx="{x}" cy="{y}" r="4" fill="{color}"/><text x="{x}" y="{}" text-anchor="middle" fill="{color}">{label}</text>"#,
+        y - 6
+    );
+}

@@ -1,0 +1,219 @@
+//! The properties, each with its spec id and a readable name. Safety properties that are about
+//! an instant in the past (when a DELETE was issued or applied) are evaluated by the step that
+//! commits it and kept as a bit in [`super::state::History`]; the others read the state.
+//! Liveness is a bounded deadline over the explicit clock (`always`), never `eventually`.
+//! Spec: specs/spec.md, "Properties".
+
+use super::state::{earliest_eviction, SysState};
+use super::TaintSys;
+use stateright::Property;
+
+/// A bit of `History::violated` (for `always` properties) or `History::witnessed`
+/// (for `sometimes` properties).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flag {
+    /// EVICT-1 violated.
+    EvictAfterRemoval = 0,
+    /// EVICT-2 violated.
+    Premature = 1,
+    /// UID-1 violated.
+    UidSafety = 2,
+    /// JUST-1 violated.
+    JustifiedSinceBind = 3,
+    /// CANCEL-1 violated.
+    HonestCancel = 4,
+    /// CORE-PRE violated.
+    CorePrecondition = 5,
+}
+
+/// A bit of `History::witnessed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Witness {
+    ImmediateEviction = 0,
+    SecondsEviction = 1,
+    CancelledTimer = 2,
+    RetriedDeletion = 3,
+    EvictionAfterRestart = 4,
+}
+
+impl Flag {
+    pub fn bit(self) -> u16 {
+        1 << self as u16
+    }
+}
+
+impl Witness {
+    pub fn bit(self) -> u16 {
+        1 << self as u16
+    }
+}
+
+/// A property's stable name (as printed and asserted), its spec id, and its kind.
+pub struct PropertyInfo {
+    pub name: &'static str,
+    pub id: &'static str,
+    pub always: bool,
+}
+
+/// Every property in the order `check` prints them.
+pub const PROPERTIES: &[PropertyInfo] = &[
+    info(
+        "EVICT-1 no eviction after observed taint removal",
+        "EVICT-1",
+        true,
+    ),
+    info("EVICT-2 no premature eviction", "EVICT-2", true),
+    info("LIVE-1 bounded eviction", "LIVE-1", true),
+    info("LIVE-2 bounded eviction across restarts", "LIVE-2", true),
+    info("UID-1 uid safety", "UID-1", true),
+    info("JUST-1 justified by the api since bind", "JUST-1", true),
+    info("CANCEL-1 honest cancel", "CANCEL-1", true),
+    info(
+        "QUEUE-1 queue exclusivity and shard affinity",
+        "QUEUE-1",
+        true,
+    ),
+    info("CORE-PRE core precondition", "CORE-PRE", true),
+    info("CONV-1 convergence", "CONV-1", true),
+    info("an immediate eviction", "SOME-1", false),
+    info("a tolerationSeconds eviction", "SOME-2", false),
+    info("a cancelled timer", "SOME-3", false),
+    info("a failed then retried deletion", "SOME-4", false),
+    info("an eviction after a restart", "SOME-5", false),
+];
+
+const fn info(name: &'static str, id: &'static str, always: bool) -> PropertyInfo {
+    PropertyInfo { name, id, always }
+}
+
+fn flag_clear(s: &SysState, f: Flag) -> bool {
+    s.history.violated & f.bit() == 0
+}
+
+fn witnessed(s: &SysState, w: Witness) -> bool {
+    s.history.witnessed & w.bit() != 0
+}
+
+/// The properties in stateright form (same order as [`PROPERTIES`]).
+pub fn properties() -> Vec<Property<TaintSys>> {
+    let p = PROPERTIES;
+    vec![
+        Property::always(p[0].name, |_, s| flag_clear(s, Flag::EvictAfterRemoval)),
+        Property::always(p[1].name, |_, s| flag_clear(s, Flag::Premature)),
+        Property::always(p[2].name, |m, s| bounded(m, s, true)),
+        Property::always(p[3].name, |m, s| bounded(m, s, false)),
+        Property::always(p[4].name, |_, s| flag_clear(s, Flag::UidSafety)),
+        Property::always(p[5].name, |_, s| flag_clear(s, Flag::JustifiedSinceBind)),
+        Property::always(p[6].name, |_, s| flag_clear(s, Flag::HonestCancel)),
+        Property::always(p[7].name, |_, s| queue_exclusive(s)),
+        Property::always(p[8].name, |_, s| {
+            flag_clear(s, Flag::CorePrecondition) && !s.ctrl.precondition_violated()
+        }),
+        Property::always(p[9].name, converged_when_quiescent),
+        Property::sometimes(p[10].name, |_, s| witnessed(s, Witness::ImmediateEviction)),
+        Property::sometimes(p[11].name, |_, s| witnessed(s, Witness::SecondsEviction)),
+        Property::sometimes(p[12].name, |_, s| witnessed(s, Witness::CancelledTimer)),
+        Property::sometimes(p[13].name, |_, s| witnessed(s, Witness::RetriedDeletion)),
+        Property::sometimes(p[14].name, |_, s| {
+            witnessed(s, Witness::EvictionAfterRestart)
+        }),
+    ]
+}
+
+/// LIVE-1 / LIVE-2: no pod is still on its node in the API later than its earliest legal
+/// eviction plus the processing bound. `per_incarnation`: deadlines count from the last restart
+/// at the earliest (LIVE-1); otherwise from the API's own history (LIVE-2, TimeAdded semantics).
+fn bounded(m: &TaintSys, s: &SysState, per_incarnation: bool) -> bool {
+    let floor = match (per_incarnation, s.env.restarted_at) {
+        (true, Some(t)) => t,
+        _ => crate::time::Time::ZERO,
+    };
+    let ops = m.profile.comparison_operators;
+    s.api.pods.values().all(|p| {
+        let (Some(node), Some(bound)) = (p.pod.node_name.as_ref(), p.bound_since) else {
+            return true;
+        };
+        let Some(n) = s.api.nodes.get(node) else {
+            return true;
+        };
+        let since: Vec<_> = n.taint_since.iter().map(|t| (*t).max(floor)).collect();
+        match earliest_eviction(&n.node, &since, &p.pod, bound.max(floor), ops) {
+            Some(at) => {
+                let due = at.max(p.changed_at);
+                s.now <= due.plus(crate::time::Duration(m.config.processing_bound_ms))
+            }
+            None => true,
+        }
+    })
+}
+
+/// CONV-1: whenever nothing is in flight (informers drained, controller quiescent), the
+/// controller's `taintedNodes` equals the API's non-empty NoExecute taint lists.
+fn converged_when_quiescent(m: &TaintSys, s: &SysState) -> bool {
+    if !m.quiescent(s) {
+        return true;
+    }
+    let expected: Vec<(&str, Vec<&crate::api::Taint>)> = s
+        .api
+        .nodes
+        .values()
+        .map(|n| {
+            (
+                &*n.node.name,
+                n.node.no_execute_taints().collect::<Vec<_>>(),
+            )
+        })
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
+    let actual: Vec<(&str, Vec<&crate::api::Taint>)> = s
+        .ctrl
+        .tainted_nodes()
+        .iter()
+        .map(|(n, t)| (&**n, t.iter().collect()))
+        .collect();
+    expected == actual
+}
+
+/// QUEUE-1: every work-queue key in flight (held by a dispatcher, buffered in a channel, or being
+/// handled by a worker) is in its queue's `processing` set and in exactly one of those places
+/// (client-go's "never handed out twice"); and every item sits on, and is handled by, the shard
+/// its node name hashes to (semantics §3).
+fn queue_exclusive(s: &SysState) -> bool {
+    use crate::core::{shard_of, Worker};
+    let ctrl = &s.ctrl;
+    let workers = ctrl.shards().len();
+    let mut nodes: Vec<&str> = Vec::new();
+    let mut pods: Vec<&crate::core::PodItem> = Vec::new();
+    let (held_node, held_pod) = ctrl.held();
+    nodes.extend(held_node.map(|n| &**n));
+    pods.extend(held_pod);
+    for (i, shard) in ctrl.shards().iter().enumerate() {
+        let mut here_nodes: Vec<&str> = shard.nodes.iter().map(|n| &**n).collect();
+        let mut here_pods: Vec<&crate::core::PodItem> = shard.pods.iter().collect();
+        match &shard.worker {
+            Worker::Idle => {}
+            Worker::Draining { pod } => here_pods.push(pod),
+            Worker::Node { node, then, .. } => {
+                here_nodes.push(node);
+                here_pods.extend(then);
+            }
+        }
+        if here_nodes.iter().any(|n| shard_of(n, workers) != i)
+            || here_pods
+                .iter()
+                .any(|p| shard_of(p.node_str(), workers) != i)
+        {
+            return false;
+        }
+        nodes.extend(here_nodes);
+        pods.extend(here_pods);
+    }
+    let in_processing = nodes.iter().all(|n| {
+        ctrl.node_queue()
+            .is_processing(&crate::api::NodeName::from(*n))
+    }) && pods.iter().all(|p| ctrl.pod_queue().is_processing(p));
+    nodes.sort_unstable();
+    pods.sort_unstable();
+    let distinct = nodes.windows(2).all(|w| w[0] != w[1]) && pods.windows(2).all(|w| w[0] != w[1]);
+    in_processing && distinct
+}

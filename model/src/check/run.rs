@@ -1,0 +1,202 @@
+//! One model-checking run and its report: what `taintcheck check` prints and what the verdict
+//! tests assert. Spec: CHECK-1 (specs/spec.md, "Running the checker").
+
+use super::display;
+use super::properties::PROPERTIES;
+use super::TaintSys;
+use serde::Serialize;
+use stateright::{Checker, Model};
+use std::time::Instant;
+
+/// How to explore.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Breadth-first: shortest counterexamples (single thread).
+    Bfs,
+    /// Depth-first: small memory.
+    Dfs,
+    /// Random walks to the horizon (seeded); never complete.
+    Simulation,
+}
+
+impl Strategy {
+    pub fn parse(s: &str) -> Option<Strategy> {
+        match s {
+            "bfs" => Some(Strategy::Bfs),
+            "dfs" => Some(Strategy::Dfs),
+            "simulation" => Some(Strategy::Simulation),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Bfs => "bfs",
+            Strategy::Dfs => "dfs",
+            Strategy::Simulation => "simulation",
+        }
+    }
+}
+
+/// Run options (all have defaults suitable for `check` with no arguments).
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub strategy: Strategy,
+    pub threads: usize,
+    /// Stop after about this many states (simulation always needs one).
+    pub target_states: Option<usize>,
+    pub seed: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            strategy: Strategy::Bfs,
+            threads: 1,
+            target_states: None,
+            seed: 0,
+        }
+    }
+}
+
+/// A property's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Holds,
+    Violated,
+    ExampleFound,
+    NoExample,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Holds => "holds",
+            Status::Violated => "violated",
+            Status::ExampleFound => "example_found",
+            Status::NoExample => "no_example",
+        }
+    }
+}
+
+/// A discovered path: the Explorer's action-index path and the readable steps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Counterexample {
+    pub action_path: String,
+    pub steps: Vec<String>,
+}
+
+/// One line of the report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PropertyReport {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub status: Status,
+    pub counterexample: Option<Counterexample>,
+}
+
+/// The whole report, in the `--json` shape of the issue.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub profile: &'static str,
+    pub config: String,
+    pub strategy: &'static str,
+    pub states: usize,
+    pub unique_states: usize,
+    pub max_depth: usize,
+    pub seconds: f64,
+    pub complete: bool,
+    pub properties: Vec<PropertyReport>,
+}
+
+impl Report {
+    pub fn status(&self, name: &str) -> Option<Status> {
+        self.properties
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.status)
+    }
+}
+
+/// Runs the checker to completion (or to the target) and builds the report. `progress` is
+/// called about once a second with (states, unique, depth).
+pub fn run(
+    model: TaintSys,
+    opts: &RunOptions,
+    mut progress: impl FnMut(usize, usize, usize),
+) -> Report {
+    let profile = model.profile.name;
+    let config = model.config.name.clone();
+    let start = Instant::now();
+    let mut builder = model.clone().checker().threads(opts.threads.max(1));
+    if let Some(n) = opts.target_states {
+        builder = builder.target_state_count(n);
+    }
+    let checker: Box<dyn Checker<TaintSys> + Send + Sync> = match opts.strategy {
+        Strategy::Bfs => Box::new(builder.spawn_bfs()),
+        Strategy::Dfs => Box::new(builder.spawn_dfs()),
+        Strategy::Simulation => {
+            let b = if opts.target_states.is_none() {
+                builder.target_state_count(100_000)
+            } else {
+                builder
+            };
+            Box::new(b.spawn_simulation(opts.seed, stateright::UniformChooser))
+        }
+    };
+    let mut last = Instant::now();
+    while !checker.is_done() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        if last.elapsed().as_secs() >= 1 {
+            last = Instant::now();
+            progress(
+                checker.state_count(),
+                checker.unique_state_count(),
+                checker.max_depth(),
+            );
+        }
+    }
+    let mut checker = checker;
+    for h in checker.handles() {
+        h.join().expect("checker thread panicked");
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let discoveries = checker.discoveries();
+    let reached_target = opts
+        .target_states
+        .is_some_and(|n| checker.state_count() >= n);
+    let complete = opts.strategy != Strategy::Simulation && !reached_target;
+    let properties = PROPERTIES
+        .iter()
+        .map(|p| {
+            let found = discoveries.get(p.name);
+            let status = match (p.always, found.is_some()) {
+                (true, true) => Status::Violated,
+                (true, false) => Status::Holds,
+                (false, true) => Status::ExampleFound,
+                (false, false) => Status::NoExample,
+            };
+            PropertyReport {
+                name: p.name,
+                kind: if p.always { "always" } else { "sometimes" },
+                status,
+                counterexample: found.filter(|_| p.always).map(|path| Counterexample {
+                    action_path: path.encode(&model),
+                    steps: display::steps(&model, path),
+                }),
+            }
+        })
+        .collect();
+    Report {
+        profile,
+        config,
+        strategy: opts.strategy.name(),
+        states: checker.state_count(),
+        unique_states: checker.unique_state_count(),
+        max_depth: checker.max_depth(),
+        seconds,
+        complete,
+        properties,
+    }
+}

@@ -1,0 +1,213 @@
+//! The model's state outside the controller: the API server's truth, the two informers (watch
+//! streams that lag, and the caches they fill), the environment's budget, and the history
+//! variables the properties read.
+//!
+//! Everything is ordered (`BTreeMap`, `VecDeque`) and small, so states hash deterministically.
+//! Spec: MODEL-S1..MODEL-S6 (specs/spec.md, "State variables").
+
+use crate::api::{Node, NodeName, Pod, PodKey, Uid};
+use crate::core::Controller;
+use crate::matching::{self, TolerationTime};
+use crate::time::Time;
+use std::collections::{BTreeMap, VecDeque};
+
+/// One state of the whole system. Spec: MODEL-S1.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SysState {
+    /// The bounded monotone clock (ms).
+    pub now: Time,
+    pub api: ApiServer,
+    pub nodes: Informer<NodeName, CachedNode>,
+    pub pods: Informer<PodKey, CachedPod>,
+    pub ctrl: Controller,
+    pub env: EnvState,
+    pub history: History,
+}
+
+/// The API server's objects: the truth every cache lags behind. Spec: MODEL-S2.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ApiServer {
+    pub nodes: BTreeMap<NodeName, ApiNode>,
+    pub pods: BTreeMap<PodKey, ApiPod>,
+    /// The next UID to hand out (UIDs are `<name>-<n>`; n never repeats within a behaviour).
+    pub next_uid: u16,
+}
+
+/// A node in the API server, with when each of its taints appeared (history, not API data).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ApiNode {
+    pub node: Node,
+    /// Parallel to `node.taints`: the instant each taint was added.
+    pub taint_since: Vec<Time>,
+}
+
+/// A pod in the API server, with its exposure history.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ApiPod {
+    pub pod: Pod,
+    /// When it was bound to its node (`None` while pending).
+    pub bound_since: Option<Time>,
+    /// When its tolerations last changed (creation counts): an obligation cannot fall due
+    /// before the change that created it (spec LIVE-1).
+    pub changed_at: Time,
+    /// Since its bind, the API has shown its node with a NoExecute taint it does not tolerate
+    /// forever (spec JUST-1's witness).
+    pub exposed_in_api: bool,
+}
+
+/// A watch event in flight from the API server to an informer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Delta<K, V> {
+    Upsert(V),
+    Delete(K),
+}
+
+/// A per-kind informer: the watch events not yet delivered (in order) and the cache (lister and
+/// index) they build. Spec: MODEL-S3.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Informer<K: Ord, V> {
+    pub cache: BTreeMap<K, V>,
+    pub pending: VecDeque<Delta<K, V>>,
+    /// After a restart: how many initial-list events at the head of `pending` remain; the
+    /// controller's workers wait for zero (upstream `WaitForCacheSync`).
+    pub unsynced: u16,
+}
+
+impl<K: Ord, V> Default for Informer<K, V> {
+    fn default() -> Self {
+        Informer {
+            cache: BTreeMap::new(),
+            pending: VecDeque::new(),
+            unsynced: 0,
+        }
+    }
+}
+
+impl<K: Ord, V> Informer<K, V> {
+    pub fn is_drained(&self) -> bool {
+        self.pending.is_empty()
+    }
+}
+
+/// A cached node with when the cache first showed each taint (continuously since).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CachedNode {
+    pub node: Node,
+    /// Parallel to `node.taints`.
+    pub taint_since: Vec<Time>,
+}
+
+/// A cached pod with when the cache first showed this object (UID) bound to its node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CachedPod {
+    pub pod: Pod,
+    pub bound_since: Option<Time>,
+}
+
+/// The environment's remaining budget and pending fault. Spec: MODEL-S5.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EnvState {
+    pub budget: u8,
+    /// The next API request the server answers fails (`Failed`).
+    pub fail_next: bool,
+    /// The last controller restart, if any (spec LIVE-1 measures from it).
+    pub restarted_at: Option<Time>,
+}
+
+/// History variables: facts about the past the properties need. Spec: MODEL-S6.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct History {
+    /// Violations recorded when the step that commits them runs (bit per property, see
+    /// `properties::Flag`).
+    pub violated: u16,
+    /// Non-vacuity witnesses, likewise.
+    pub witnessed: u16,
+    /// Pod keys with a "Cancelling deletion" event not followed by a new decision or a new
+    /// work start (spec CANCEL-1), sorted.
+    pub cancelled: Vec<PodKey>,
+    /// Requests (= works) that got a `Failed` answer, sorted (spec SOME-4).
+    pub failed: Vec<u32>,
+    /// Pod objects an eviction decision (evict now, schedule, reschedule) was made for, sorted
+    /// (spec UID-1).
+    pub decided: Vec<Uid>,
+}
+
+impl History {
+    /// A new decision or work start for `key` ends the claim of its last cancel event.
+    pub fn uncancel(&mut self, key: &PodKey) {
+        if let Ok(i) = self.cancelled.binary_search(key) {
+            self.cancelled.remove(i);
+        }
+    }
+}
+
+/// The seconds of the toleration `tolerations` uses for `taint` (upstream: the first that
+/// tolerates it, MATCH-2), as `getMinTolerationTime` reads them (MATCH-3); `None` when no
+/// toleration tolerates it.
+pub fn used_time(
+    taint: &crate::api::Taint,
+    pod: &Pod,
+    comparison_operators: bool,
+) -> Option<TolerationTime> {
+    matching::first_tolerating(taint, &pod.tolerations, comparison_operators)
+        .map(|i| matching::min_toleration_time([pod.tolerations[i].seconds]))
+}
+
+/// The earliest instant a pod may be evicted from `node`, per taint: for each NoExecute taint the
+/// pod does not tolerate forever, the later of the taint's and the pod's arrival plus the used
+/// toleration's seconds (0 when untolerated); the minimum over those taints. `None`: every
+/// taint is tolerated forever, or there are none. Spec: EVICT-2, LIVE-1.
+pub fn earliest_eviction(
+    node: &Node,
+    taint_since: &[Time],
+    pod: &Pod,
+    pod_since: Time,
+    comparison_operators: bool,
+) -> Option<Time> {
+    node.taints
+        .iter()
+        .zip(taint_since)
+        .filter(|(t, _)| matching::is_no_execute(t))
+        .filter_map(|(t, since)| {
+            let start = (*since).max(pod_since);
+            match used_time(t, pod, comparison_operators) {
+                None => Some(start),
+                Some(TolerationTime::After(d)) => Some(start.plus(d)),
+                Some(TolerationTime::Forever) => None,
+            }
+        })
+        .min()
+}
+
+/// True when `pod` sits on `node` with a NoExecute taint it does not tolerate forever.
+pub fn exposed(node: &Node, pod: &Pod, comparison_operators: bool) -> bool {
+    earliest_eviction(
+        node,
+        &vec![Time::ZERO; node.taints.len()],
+        pod,
+        Time::ZERO,
+        comparison_operators,
+    )
+    .is_some()
+}
+
+impl ApiServer {
+    /// Recomputes `exposed_in_api` after a change of API objects.
+    pub fn note_exposure(&mut self, comparison_operators: bool) {
+        let nodes = &self.nodes;
+        for p in self.pods.values_mut() {
+            if p.exposed_in_api {
+                continue;
+            }
+            if let Some(n) = p.pod.node_name.as_ref().and_then(|n| nodes.get(n)) {
+                p.exposed_in_api = exposed(&n.node, &p.pod, comparison_operators);
+            }
+        }
+    }
+
+    /// Hands out a fresh UID for a pod named `name`.
+    pub fn fresh_uid(&mut self, name: &str) -> Uid {
+        self.next_uid += 1;
+        Uid(format!("{name}-{}", self.next_uid).into())
+    }
+}

@@ -1,0 +1,224 @@
+//! `taintcheck check`: model-check a profile on a configuration and print the verdicts.
+
+use clap::Args;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use taintcheck_model::check::config::{parse_taint, CheckConfig, OpKind, Overrides};
+use taintcheck_model::check::run::{self, Report, RunOptions, Strategy};
+use taintcheck_model::check::TaintSys;
+use taintcheck_model::profile::Profile;
+
+/// The model's options shared by `check` and `explore`.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// Controller profile: v1.18, latest or fixed.
+    #[arg(long, default_value = "latest")]
+    pub profile: String,
+    /// A configuration name from specs/configs (default, timer-vs-cancel, ...) or a YAML path.
+    #[arg(long, default_value = "default")]
+    pub config: String,
+    /// Keep the first N nodes, or add untainted ones.
+    #[arg(long)]
+    pub nodes: Option<usize>,
+    /// Keep the first N pods, or add copies of the last one.
+    #[arg(long)]
+    pub pods: Option<usize>,
+    /// NoExecute taints the environment may add, comma-separated (`key` or `key=value`).
+    #[arg(long, value_delimiter = ',')]
+    pub taint_keys: Option<Vec<String>>,
+    /// tolerationSeconds values the environment may set, comma-separated (`forever` for none).
+    #[arg(long, value_delimiter = ',')]
+    pub seconds: Option<Vec<String>>,
+    /// Environment operations, comma-separated (add_taint, remove_taint, ...).
+    #[arg(long, value_delimiter = ',')]
+    pub operations: Option<Vec<String>>,
+    /// How many environment operations a behaviour may perform.
+    #[arg(long)]
+    pub budget: Option<u8>,
+    /// The environment's grid (ms).
+    #[arg(long)]
+    pub step_ms: Option<i64>,
+    /// The clock's horizon (ms).
+    #[arg(long)]
+    pub horizon_ms: Option<i64>,
+    /// Controller workers (shards).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    #[arg(long)]
+    pub node_channel_capacity: Option<usize>,
+    #[arg(long)]
+    pub pod_channel_capacity: Option<usize>,
+}
+
+impl ModelArgs {
+    /// The model, or a usage error message.
+    pub fn model(&self) -> Result<TaintSys, String> {
+        let profile = Profile::by_name(&self.profile).ok_or_else(|| {
+            let names: Vec<_> = Profile::NAMES.iter().map(|n| format!("\"{n}\"")).collect();
+            format!(
+                "--profile: Unsupported value: \"{}\": supported values: {}",
+                self.profile,
+                names.join(", ")
+            )
+        })?;
+        let mut config = CheckConfig::load(&self.config).map_err(|e| e.to_string())?;
+        config
+            .apply(&self.overrides()?)
+            .map_err(|e| e.to_string())?;
+        Ok(TaintSys::new(profile, config))
+    }
+
+    fn overrides(&self) -> Result<Overrides, String> {
+        let seconds = match &self.seconds {
+            None => None,
+            Some(v) => Some(
+                v.iter()
+                    .map(|s| match s.as_str() {
+                        "forever" | "null" => Ok(None),
+                        n => n.parse::<i64>().map(Some).map_err(|_| {
+                            format!("--seconds: Invalid value: \"{n}\": expected an integer or \"forever\"")
+                        }),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+        };
+        let operations = match &self.operations {
+            None => None,
+            Some(v) => Some(
+                v.iter()
+                    .map(|s| {
+                        OpKind::parse(s).ok_or_else(|| {
+                            let names: Vec<_> = OpKind::ALL
+                                .iter()
+                                .map(|k| format!("\"{}\"", k.name()))
+                                .collect();
+                            format!(
+                                "--operations: Unsupported value: \"{s}\": supported values: {}",
+                                names.join(", ")
+                            )
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+        };
+        if let Some(keys) = &self.taint_keys {
+            if let Some(bad) = keys.iter().find(|k| parse_taint(k).key.is_empty()) {
+                return Err(format!("--taint-keys: Invalid value: \"{bad}\": empty key"));
+            }
+        }
+        Ok(Overrides {
+            nodes: self.nodes,
+            pods: self.pods,
+            taint_keys: self.taint_keys.clone(),
+            seconds_choices: seconds,
+            operations,
+            budget: self.budget,
+            step_ms: self.step_ms,
+            horizon_ms: self.horizon_ms,
+            workers: self.workers,
+            node_channel_capacity: self.node_channel_capacity,
+            pod_channel_capacity: self.pod_channel_capacity,
+            processing_bound_ms: None,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// bfs (shortest counterexamples), dfs, or simulation.
+    #[arg(long, default_value = "bfs")]
+    pub strategy: String,
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Stop after about this many states.
+    #[arg(long)]
+    pub target_states: Option<usize>,
+    /// Seed of the simulation strategy.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: CheckArgs) -> ExitCode {
+    let model = match args.model.model() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("taintcheck check: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(strategy) = Strategy::parse(&args.strategy) else {
+        eprintln!(
+            "taintcheck check: --strategy: Unsupported value: \"{}\": supported values: \"bfs\", \"dfs\", \"simulation\"",
+            args.strategy
+        );
+        return ExitCode::from(2);
+    };
+    let opts = RunOptions {
+        strategy,
+        threads: args.threads,
+        target_states: args.target_states,
+        seed: args.seed,
+    };
+    let tty = std::io::stderr().is_terminal();
+    let report = run::run(model, &opts, |states, unique, depth| {
+        if tty {
+            eprintln!("Checking. states={states}, unique={unique}, depth={depth}");
+        }
+    });
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("reports serialize")
+        );
+    } else {
+        print!("{}", render(&report));
+    }
+    ExitCode::SUCCESS
+}
+
+/// The human-readable report.
+pub fn render(r: &Report) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let rate = if r.seconds > 0.0 {
+        (r.unique_states as f64 / r.seconds) as u64
+    } else {
+        0
+    };
+    let _ = writeln!(
+        s,
+        "profile {}, config {}, strategy {}{}",
+        r.profile,
+        r.config,
+        r.strategy,
+        if r.complete { "" } else { " (incomplete)" }
+    );
+    let _ = writeln!(
+        s,
+        "Done. states={}, unique={}, depth={}, sec={:.2}, unique states/s={}",
+        r.states, r.unique_states, r.max_depth, r.seconds, rate
+    );
+    let width = r.properties.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    for p in &r.properties {
+        let _ = writeln!(s, "  {:<width$}  {}", p.name, p.status.as_str());
+    }
+    for p in &r.properties {
+        if let Some(cx) = &p.counterexample {
+            let _ = writeln!(s, "\nCounterexample to \"{}\":", p.name);
+            for line in &cx.steps {
+                let _ = writeln!(s, "  {line}");
+            }
+            let _ = writeln!(
+                s,
+                "  Action index path: {} (Explorer: http://127.0.0.1:3000/#/steps/{})",
+                cx.action_path, cx.action_path
+            );
+        }
+    }
+    s
+}

@@ -1,0 +1,38 @@
+//! `taintcheck explore`: stateright's Explorer on the model (blocks until interrupted).
+
+use super::check::ModelArgs;
+use clap::Args;
+use stateright::Model;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Where the Explorer listens.
+    #[arg(long, default_value = "127.0.0.1:3000")]
+    pub addr: String,
+}
+
+pub fn run(args: ExploreArgs) -> ExitCode {
+    let model = match args.model.model() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("taintcheck explore: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.addr.parse::<std::net::SocketAddr>().is_err() {
+        eprintln!(
+            "taintcheck explore: --addr: Invalid value: \"{}\": expected host:port",
+            args.addr
+        );
+        return ExitCode::from(2);
+    }
+    eprintln!(
+        "Explorer for profile {} on config {}: http://{}/",
+        model.profile.name, model.config.name, args.addr
+    );
+    model.checker().serve(args.addr.as_str());
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,155 @@
+//! The verdict table of specs/verdicts.md: every profile × configuration × property cell, checked
+//! exhaustively (BFS), plus pinned unique-state counts as a regression alarm.
+//!
+//! Cell codes, in `PROPERTIES` order: H holds, V violated (always properties); E example found,
+//! N no example (sometimes properties).
+
+use taintcheck_model::check::config::CheckConfig;
+use taintcheck_model::check::properties::PROPERTIES;
+use taintcheck_model::check::run::{run, Report, RunOptions, Status};
+use taintcheck_model::check::TaintSys;
+use taintcheck_model::profile::Profile;
+
+const TABLE: &[(&str, &str, &str)] = &[
+    ("v1.18", "default", "VVVVHHVHHHEEENN"),
+    ("v1.18", "timer-vs-cancel", "VHHHHHVHHHNEENN"),
+    ("v1.18", "same-name-successor", "VVVVVVVHHHNEENN"),
+    ("v1.18", "toleration-change", "HVVVHHHHHHEEENN"),
+    ("v1.18", "stale-cache", "VHHHHVVHHHENENN"),
+    ("v1.18", "failing-delete", "HHVVHHHHHHENEEN"),
+    ("v1.18", "restart", "HHHVHHHHHHNEENE"),
+    ("v1.18", "forever-toleration", "VHHHHHHHHHNEENN"),
+    ("latest", "default", "VVVVHHVHHHEEENN"),
+    ("latest", "timer-vs-cancel", "VHHHHHVHHHNEENN"),
+    ("latest", "same-name-successor", "VVVVVVVHHHNEENN"),
+    ("latest", "toleration-change", "HVVVHHHHHHEEENN"),
+    ("latest", "stale-cache", "VHHHHVHHHHENNNN"),
+    ("latest", "failing-delete", "HHVVHHHHHHENNEN"),
+    ("latest", "restart", "HHHVHHHHHHNEENE"),
+    ("latest", "forever-toleration", "HHHHHHHHHHNEENN"),
+    ("fixed", "default", "HVHHHHHHHHEEENN"),
+    ("fixed", "timer-vs-cancel", "HHHHHHHHHHNEENN"),
+    ("fixed", "same-name-successor", "HHHHHHHHHHNEENN"),
+    ("fixed", "toleration-change", "HVHHHHHHHHEEENN"),
+    ("fixed", "stale-cache", "HHHHHVHHHHENENN"),
+    ("fixed", "failing-delete", "HHHHHHHHHHENNEN"),
+    ("fixed", "restart", "HHHVHHHHHHNENNE"),
+    ("fixed", "forever-toleration", "HHHHHHHHHHNEENN"),
+];
+
+fn check(profile: &str, config: &str) -> Report {
+    let model = TaintSys::new(
+        Profile::by_name(profile).expect("known profile"),
+        CheckConfig::builtin(config).expect("built-in config"),
+    );
+    run(model, &RunOptions::default(), |_, _, _| {})
+}
+
+fn code(s: Status) -> char {
+    match s {
+        Status::Holds => 'H',
+        Status::Violated => 'V',
+        Status::ExampleFound => 'E',
+        Status::NoExample => 'N',
+    }
+}
+
+fn assert_row(profile: &str, config: &str) {
+    let (_, _, expected) = TABLE
+        .iter()
+        .find(|(p, c, _)| *p == profile && *c == config)
+        .expect("row in the table");
+    let report = check(profile, config);
+    assert!(report.complete, "{profile}/{config}: run incomplete");
+    let actual: String = report.properties.iter().map(|p| code(p.status)).collect();
+    let diffs: Vec<String> = PROPERTIES
+        .iter()
+        .zip(expected.chars().zip(actual.chars()))
+        .filter(|(_, (e, a))| e != a)
+        .map(|(p, (e, a))| format!("{}: expected {e}, got {a}", p.name))
+        .collect();
+    assert!(
+        diffs.is_empty(),
+        "{profile}/{config}:\n{}",
+        diffs.join("\n")
+    );
+    for p in &report.properties {
+        if p.status == Status::Violated {
+            let cx = p.counterexample.as_ref().expect("violations carry a path");
+            assert!(cx.action_path.starts_with("0/"), "{}", cx.action_path);
+            assert!(!cx.steps.is_empty());
+        }
+    }
+}
+
+macro_rules! rows {
+    ($($test:ident: $profile:literal, $config:literal;)*) => {
+        $( #[test] fn $test() { assert_row($profile, $config); } )*
+    };
+}
+
+rows! {
+    v1_18_default: "v1.18", "default";
+    v1_18_timer_vs_cancel: "v1.18", "timer-vs-cancel";
+    v1_18_same_name_successor: "v1.18", "same-name-successor";
+    v1_18_toleration_change: "v1.18", "toleration-change";
+    v1_18_stale_cache: "v1.18", "stale-cache";
+    v1_18_failing_delete: "v1.18", "failing-delete";
+    v1_18_restart: "v1.18", "restart";
+    v1_18_forever_toleration: "v1.18", "forever-toleration";
+    latest_default: "latest", "default";
+    latest_timer_vs_cancel: "latest", "timer-vs-cancel";
+    latest_same_name_successor: "latest", "same-name-successor";
+    latest_toleration_change: "latest", "toleration-change";
+    latest_stale_cache: "latest", "stale-cache";
+    latest_failing_delete: "latest", "failing-delete";
+    latest_restart: "latest", "restart";
+    latest_forever_toleration: "latest", "forever-toleration";
+    fixed_default: "fixed", "default";
+    fixed_timer_vs_cancel: "fixed", "timer-vs-cancel";
+    fixed_same_name_successor: "fixed", "same-name-successor";
+    fixed_toleration_change: "fixed", "toleration-change";
+    fixed_stale_cache: "fixed", "stale-cache";
+    fixed_failing_delete: "fixed", "failing-delete";
+    fixed_restart: "fixed", "restart";
+    fixed_forever_toleration: "fixed", "forever-toleration";
+}
+
+#[test]
+fn every_table_row_has_a_test_and_a_full_width() {
+    assert_eq!(TABLE.len(), 24);
+    for (p, c, cells) in TABLE {
+        assert_eq!(cells.len(), PROPERTIES.len(), "{p}/{c}");
+    }
+}
+
+/// Regression alarm: the unique state counts of the smallest configuration per profile. A change
+/// means the model or the core changed behaviour; re-derive and review, never just bump.
+#[test]
+fn unique_state_counts_are_pinned_on_timer_vs_cancel() {
+    for (profile, unique) in [("v1.18", 406), ("latest", 412), ("fixed", 246)] {
+        assert_eq!(
+            check(profile, "timer-vs-cancel").unique_states,
+            unique,
+            "{profile}"
+        );
+    }
+}
+
+/// The upstream races named by the issue appear as counterexamples with the expected story.
+#[test]
+fn n2_cancel_event_while_the_deletion_goes_ahead() {
+    let r = check("latest", "timer-vs-cancel");
+    let cx = r
+        .properties
+        .iter()
+        .find(|p| p.name.starts_with("CANCEL-1"))
+        .and_then(|p| p.counterexample.clone())
+        .expect("CANCEL-1 violated");
+    let text = cx.steps.join("\n");
+    let cancel = text.find("Cancelling deletion").expect("a cancel event");
+    let delete = text
+        .rfind("api server deletes default/p1")
+        .expect("the deletion");
+    assert!(cancel < delete, "{text}");
+}
