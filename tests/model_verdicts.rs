@@ -11,30 +11,33 @@ use taintcheck_model::check::TaintSys;
 use taintcheck_model::profile::Profile;
 
 const TABLE: &[(&str, &str, &str)] = &[
-    ("v1.18", "default", "VVVVHHVHHHEEENN"),
-    ("v1.18", "timer-vs-cancel", "VHHHHHVHHHNEENN"),
-    ("v1.18", "same-name-successor", "VVVVVVVHHHNEENN"),
-    ("v1.18", "toleration-change", "HVVVHHHHHHEEENN"),
-    ("v1.18", "stale-cache", "VHHHHVVHHHENENN"),
-    ("v1.18", "failing-delete", "HHVVHHHHHHENEEN"),
-    ("v1.18", "restart", "HHHVHHHHHHNEENE"),
-    ("v1.18", "forever-toleration", "VHHHHHHHHHNEENN"),
-    ("latest", "default", "VVVVHHVHHHEEENN"),
-    ("latest", "timer-vs-cancel", "VHHHHHVHHHNEENN"),
-    ("latest", "same-name-successor", "VVVVVVVHHHNEENN"),
-    ("latest", "toleration-change", "HVVVHHHHHHEEENN"),
-    ("latest", "stale-cache", "VHHHHVHHHHENNNN"),
-    ("latest", "failing-delete", "HHVVHHHHHHENNEN"),
-    ("latest", "restart", "HHHVHHHHHHNEENE"),
-    ("latest", "forever-toleration", "HHHHHHHHHHNEENN"),
-    ("fixed", "default", "HVHHHHHHHHEEENN"),
-    ("fixed", "timer-vs-cancel", "HHHHHHHHHHNEENN"),
-    ("fixed", "same-name-successor", "HHHHHHHHHHNEENN"),
-    ("fixed", "toleration-change", "HVHHHHHHHHEEENN"),
-    ("fixed", "stale-cache", "HHHHHVHHHHENENN"),
-    ("fixed", "failing-delete", "HHHHHHHHHHENNEN"),
-    ("fixed", "restart", "HHHVHHHHHHNENNE"),
-    ("fixed", "forever-toleration", "HHHHHHHHHHNEENN"),
+    ("v1.18", "default", "VVVVHHVHHHVEEENN"),
+    ("v1.18", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
+    ("v1.18", "same-name-successor", "VVVVVVVHHHVNEENN"),
+    ("v1.18", "toleration-change", "HVVVHHHHHHHEEENN"),
+    ("v1.18", "stale-cache", "VHHHHVVHHHHENENN"),
+    ("v1.18", "failing-delete", "HHVVHHHHHHHENEEN"),
+    ("v1.18", "restart", "HHHVHHHHHHHNEENE"),
+    ("v1.18", "forever-toleration", "VHHHHHHHHHHNEENN"),
+    ("v1.18", "orphaned-timer", "VVHHHHVHHHVEEENN"),
+    ("latest", "default", "VVVVHHVHHHVEEENN"),
+    ("latest", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
+    ("latest", "same-name-successor", "VVVVVVVHHHVNEENN"),
+    ("latest", "toleration-change", "HVVVHHHHHHHEEENN"),
+    ("latest", "stale-cache", "VHHHHVHHHHHENNNN"),
+    ("latest", "failing-delete", "HHVVHHHHHHHENNEN"),
+    ("latest", "restart", "HHHVHHHHHHHNEENE"),
+    ("latest", "forever-toleration", "HHHHHHHHHHHNEENN"),
+    ("latest", "orphaned-timer", "VVHHHHVHHHVEEENN"),
+    ("fixed", "default", "HVHHHHHHHHHEEENN"),
+    ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
+    ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
+    ("fixed", "toleration-change", "HVHHHHHHHHHEEENN"),
+    ("fixed", "stale-cache", "HHHHHVHHHHHENENN"),
+    ("fixed", "failing-delete", "HHHHHHHHHHHENNEN"),
+    ("fixed", "restart", "HHHVHHHHHHHNENNE"),
+    ("fixed", "forever-toleration", "HHHHHHHHHHHNEENN"),
+    ("fixed", "orphaned-timer", "HVHHHHHHHHHEEENN"),
 ];
 
 fn check(profile: &str, config: &str) -> Report {
@@ -97,6 +100,7 @@ rows! {
     v1_18_failing_delete: "v1.18", "failing-delete";
     v1_18_restart: "v1.18", "restart";
     v1_18_forever_toleration: "v1.18", "forever-toleration";
+    v1_18_orphaned_timer: "v1.18", "orphaned-timer";
     latest_default: "latest", "default";
     latest_timer_vs_cancel: "latest", "timer-vs-cancel";
     latest_same_name_successor: "latest", "same-name-successor";
@@ -105,6 +109,7 @@ rows! {
     latest_failing_delete: "latest", "failing-delete";
     latest_restart: "latest", "restart";
     latest_forever_toleration: "latest", "forever-toleration";
+    latest_orphaned_timer: "latest", "orphaned-timer";
     fixed_default: "fixed", "default";
     fixed_timer_vs_cancel: "fixed", "timer-vs-cancel";
     fixed_same_name_successor: "fixed", "same-name-successor";
@@ -113,11 +118,12 @@ rows! {
     fixed_failing_delete: "fixed", "failing-delete";
     fixed_restart: "fixed", "restart";
     fixed_forever_toleration: "fixed", "forever-toleration";
+    fixed_orphaned_timer: "fixed", "orphaned-timer";
 }
 
 #[test]
 fn every_table_row_has_a_test_and_a_full_width() {
-    assert_eq!(TABLE.len(), 24);
+    assert_eq!(TABLE.len(), 27);
     for (p, c, cells) in TABLE {
         assert_eq!(cells.len(), PROPERTIES.len(), "{p}/{c}");
     }
@@ -152,4 +158,25 @@ fn n2_cancel_event_while_the_deletion_goes_ahead() {
         .rfind("api server deletes default/p1")
         .expect("the deletion");
     assert!(cancel < delete, "{text}");
+}
+
+/// N4: the first work's map update leaves the newer timer armed and out of reach; the path ends
+/// with the completion after that timer was armed.
+#[test]
+fn n4_completing_work_orphans_a_newer_timer() {
+    for profile in ["v1.18", "latest"] {
+        let r = check(profile, "orphaned-timer");
+        let cx = r
+            .properties
+            .iter()
+            .find(|p| p.name.starts_with("TIMER-1"))
+            .and_then(|p| p.counterexample.clone())
+            .expect("TIMER-1 violated");
+        let text = cx.steps.join("\n");
+        let armed = text.find("arm timer #1").expect("a newer timer");
+        let completes = text
+            .rfind("work #0 completes")
+            .expect("the older work completes");
+        assert!(armed < completes, "{profile}:\n{text}");
+    }
 }

@@ -64,20 +64,12 @@ pub fn node(node: &k8s::Node) -> Vec<FieldError> {
 ///   (`allowTaintTolerationComparisonOperators(oldPodSpec)`).
 pub fn pod_update(new: &k8s::Pod, old: &k8s::Pod, comparison_operators: bool) -> Vec<FieldError> {
     let spec = FieldPath::new("spec");
-    let empty = Vec::new();
-    let tolerations = |p: &k8s::Pod| {
-        p.spec
-            .as_ref()
-            .and_then(|s| s.tolerations.as_ref())
-            .unwrap_or(&empty)
-            .clone()
-    };
-    let (new_tols, old_tols) = (tolerations(new), tolerations(old));
+    let (new_tols, old_tols) = (tolerations_of(new), tolerations_of(old));
     let gate = comparison_operators
         || old_tols
             .iter()
             .any(|t| matches!(t.operator.as_deref(), Some("Lt" | "Gt")));
-    let mut errs = only_added_tolerations(&new_tols, &old_tols, &spec.child("tolerations"), gate);
+    let mut errs = only_added_tolerations(new_tols, old_tols, &spec.child("tolerations"), gate);
 
     let node_name = |p: &k8s::Pod| {
         p.spec
@@ -90,6 +82,13 @@ pub fn pod_update(new: &k8s::Pod, old: &k8s::Pod, comparison_operators: bool) ->
         errs.push(FieldError::forbidden(spec, POD_UPDATE_FORBIDDEN));
     }
     errs
+}
+
+fn tolerations_of(p: &k8s::Pod) -> &[k8s::Toleration] {
+    p.spec
+        .as_ref()
+        .and_then(|s| s.tolerations.as_deref())
+        .unwrap_or_default()
 }
 
 /// The detail of upstream's spec-wide update error (upstream appends a structural diff, omitted).

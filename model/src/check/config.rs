@@ -44,6 +44,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../specs/configs/forever-toleration.yaml"),
     ),
     (
+        "orphaned-timer",
+        include_str!("../../../specs/configs/orphaned-timer.yaml"),
+    ),
+    (
         "three-pods",
         include_str!("../../../specs/configs/three-pods.yaml"),
     ),

@@ -32,6 +32,7 @@ use state::{
     Informer,
 };
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The system model for one profile and one configuration.
 #[derive(Clone, Debug)]
@@ -129,7 +130,7 @@ impl TaintSys {
         api.note_exposure(self.ops());
         let mut s = SysState {
             now: Time::ZERO,
-            api,
+            api: Arc::new(api),
             nodes: Informer::default(),
             pods: Informer::default(),
             ctrl: Controller::new(self.core_config()),
@@ -346,7 +347,8 @@ impl TaintSys {
             Delta::Upsert(n) => (n.node.name.clone(), Some(n)),
             Delta::Delete(name) => (name, None),
         };
-        let old = s.nodes.cache.remove(&name);
+        let cache = Arc::make_mut(&mut s.nodes.cache);
+        let old = cache.remove(&name);
         let new = new.map(|mut n| {
             // A taint present before keeps its first-observed instant (spec MODEL-S3).
             for (i, t) in n.node.taints.iter().enumerate() {
@@ -362,7 +364,7 @@ impl TaintSys {
             n
         });
         if let Some(n) = &new {
-            s.nodes.cache.insert(name.clone(), n.clone());
+            cache.insert(name.clone(), n.clone());
         }
         out.notes.push(format!(
             "node informer delivers {}",
@@ -385,7 +387,8 @@ impl TaintSys {
             Delta::Upsert(p) => (p.pod.key.clone(), Some(p)),
             Delta::Delete(key) => (key, None),
         };
-        let old = s.pods.cache.remove(&key);
+        let cache = Arc::make_mut(&mut s.pods.cache);
+        let old = cache.remove(&key);
         let new = new.map(|mut p| {
             let same = old
                 .as_ref()
@@ -397,7 +400,7 @@ impl TaintSys {
             p
         });
         if let Some(p) = &new {
-            s.pods.cache.insert(key.clone(), p.clone());
+            cache.insert(key.clone(), p.clone());
         }
         out.notes.push(format!(
             "pod informer delivers {}",
@@ -433,7 +436,10 @@ impl TaintSys {
             Verb::Get => ApiResult::Ok(Some(p.pod.uid.clone())),
             Verb::PatchDisruptionTarget => ApiResult::Ok(None),
             Verb::Delete => {
-                let p = s.api.pods.remove(&req.pod).expect("looked up above");
+                let p = Arc::make_mut(&mut s.api)
+                    .pods
+                    .remove(&req.pod)
+                    .expect("looked up above");
                 out.notes.push(format!(
                     "api server deletes {} (uid {})",
                     req.pod, p.pod.uid
@@ -553,15 +559,20 @@ impl TaintSys {
     fn apply_env(&self, s: &mut SysState, op: &EnvOp, out: &mut Outcome) {
         s.env.budget -= 1;
         let now = s.now;
+        if matches!(op, EnvOp::Restart | EnvOp::FailNextCall) {
+            self.apply_env_to_controller(s, op, out);
+            return;
+        }
+        let api = Arc::make_mut(&mut s.api);
         match op {
             EnvOp::AddTaint { node, taint } => {
-                let n = s.api.nodes.get_mut(node).expect("enabled on live nodes");
+                let n = api.nodes.get_mut(node).expect("enabled on live nodes");
                 n.node.taints.push(self.config.taints[*taint].clone());
                 n.taint_since.push(now);
                 s.nodes.pending.push_back(Delta::Upsert(cached_node(n)));
             }
             EnvOp::RemoveTaint { node, key } => {
-                let n = s.api.nodes.get_mut(node).expect("enabled on live nodes");
+                let n = api.nodes.get_mut(node).expect("enabled on live nodes");
                 let i = n
                     .node
                     .taints
@@ -574,28 +585,32 @@ impl TaintSys {
             }
             EnvOp::AppendToleration { pod, choice } => {
                 let tol = self.config.append_tolerations[*choice].clone();
-                self.update_pod(s, pod, |p| p.tolerations.push(tol));
+                Self::update_pod(api, &mut s.pods.pending, pod, now, |p| {
+                    p.tolerations.push(tol)
+                });
             }
             EnvOp::SetSeconds {
                 pod,
                 toleration,
                 seconds,
             } => {
-                self.update_pod(s, pod, |p| p.tolerations[*toleration].seconds = *seconds);
+                Self::update_pod(api, &mut s.pods.pending, pod, now, |p| {
+                    p.tolerations[*toleration].seconds = *seconds
+                });
             }
             EnvOp::DeletePod { pod } => {
-                s.api.pods.remove(pod);
+                api.pods.remove(pod);
                 s.pods.pending.push_back(Delta::Delete(pod.clone()));
             }
             EnvOp::RecreatePod { pod, node } => {
-                if s.api.pods.remove(pod).is_some() {
+                if api.pods.remove(pod).is_some() {
                     s.pods.pending.push_back(Delta::Delete(pod.clone()));
                 }
                 let spec = self
                     .config
                     .pod_spec(pod)
                     .expect("pods come from the config");
-                let uid = s.api.fresh_uid(&spec.name);
+                let uid = api.fresh_uid(&spec.name);
                 let p = ApiPod {
                     pod: Pod {
                         key: pod.clone(),
@@ -608,21 +623,29 @@ impl TaintSys {
                     exposed_in_api: false,
                 };
                 s.pods.pending.push_back(Delta::Upsert(cached_pod(&p)));
-                s.api.pods.insert(pod.clone(), p);
+                api.pods.insert(pod.clone(), p);
             }
             EnvOp::BindPod { pod, node } => {
-                let p = s.api.pods.get_mut(pod).expect("enabled on live pods");
+                let p = api.pods.get_mut(pod).expect("enabled on live pods");
                 p.pod.node_name = Some(node.clone());
                 p.bound_since = Some(now);
                 s.pods.pending.push_back(Delta::Upsert(cached_pod(p)));
             }
             EnvOp::DeleteNode { node } => {
-                s.api.nodes.remove(node);
+                api.nodes.remove(node);
                 s.nodes.pending.push_back(Delta::Delete(node.clone()));
             }
+            EnvOp::Restart | EnvOp::FailNextCall => unreachable!("handled above"),
+        }
+        api.note_exposure(self.ops());
+    }
+
+    /// The operations that leave the API server's objects alone (no copy of them is made).
+    fn apply_env_to_controller(&self, s: &mut SysState, op: &EnvOp, out: &mut Outcome) {
+        match op {
             EnvOp::Restart => {
                 s.ctrl.restarted();
-                s.env.restarted_at = Some(now);
+                s.env.restarted_at = Some(s.now);
                 s.history.cancelled.clear();
                 s.history.failed.clear();
                 relist(s);
@@ -630,15 +653,21 @@ impl TaintSys {
                     .push("controller restarts; informers re-list".to_string());
             }
             EnvOp::FailNextCall => s.env.fail_next = true,
+            _ => unreachable!("only called for Restart and FailNextCall"),
         }
-        s.api.note_exposure(self.ops());
     }
 
-    fn update_pod(&self, s: &mut SysState, key: &PodKey, f: impl FnOnce(&mut Pod)) {
-        let p = s.api.pods.get_mut(key).expect("enabled on live pods");
+    fn update_pod(
+        api: &mut ApiServer,
+        pending: &mut std::collections::VecDeque<Delta<PodKey, CachedPod>>,
+        key: &PodKey,
+        now: Time,
+        f: impl FnOnce(&mut Pod),
+    ) {
+        let p = api.pods.get_mut(key).expect("enabled on live pods");
         f(&mut p.pod);
-        p.changed_at = s.now;
-        s.pods.pending.push_back(Delta::Upsert(cached_pod(p)));
+        p.changed_at = now;
+        pending.push_back(Delta::Upsert(cached_pod(p)));
     }
 }
 

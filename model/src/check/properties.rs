@@ -75,6 +75,7 @@ pub const PROPERTIES: &[PropertyInfo] = &[
     ),
     info("CORE-PRE core precondition", "CORE-PRE", true),
     info("CONV-1 convergence", "CONV-1", true),
+    info("TIMER-1 no orphaned timer", "TIMER-1", true),
     info("an immediate eviction", "SOME-1", false),
     info("a tolerationSeconds eviction", "SOME-2", false),
     info("a cancelled timer", "SOME-3", false),
@@ -110,14 +111,27 @@ pub fn properties() -> Vec<Property<TaintSys>> {
             flag_clear(s, Flag::CorePrecondition) && !s.ctrl.precondition_violated()
         }),
         Property::always(p[9].name, converged_when_quiescent),
-        Property::sometimes(p[10].name, |_, s| witnessed(s, Witness::ImmediateEviction)),
-        Property::sometimes(p[11].name, |_, s| witnessed(s, Witness::SecondsEviction)),
-        Property::sometimes(p[12].name, |_, s| witnessed(s, Witness::CancelledTimer)),
-        Property::sometimes(p[13].name, |_, s| witnessed(s, Witness::RetriedDeletion)),
-        Property::sometimes(p[14].name, |_, s| {
+        Property::always(p[10].name, |_, s| no_orphaned_timer(s)),
+        Property::sometimes(p[11].name, |_, s| witnessed(s, Witness::ImmediateEviction)),
+        Property::sometimes(p[12].name, |_, s| witnessed(s, Witness::SecondsEviction)),
+        Property::sometimes(p[13].name, |_, s| witnessed(s, Witness::CancelledTimer)),
+        Property::sometimes(p[14].name, |_, s| witnessed(s, Witness::RetriedDeletion)),
+        Property::sometimes(p[15].name, |_, s| {
             witnessed(s, Witness::EvictionAfterRestart)
         }),
     ]
+}
+
+/// TIMER-1: every armed, uncancelled eviction timer is the one its key's entry names, so a
+/// later `CancelWork` of that key can still stop it. A completing older work that removes or
+/// overwrites a newer entry (N4) leaves that entry's timer armed and out of reach.
+fn no_orphaned_timer(s: &SysState) -> bool {
+    let q = s.ctrl.timed_queue();
+    q.works().iter().all(|(id, w)| {
+        w.phase != crate::core::WorkPhase::Armed
+            || w.cancelled
+            || q.entry(&w.key).and_then(|e| e.work()) == Some(*id)
+    })
 }
 
 /// LIVE-1 / LIVE-2: no pod is still on its node in the API later than its earliest legal

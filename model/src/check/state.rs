@@ -10,13 +10,15 @@ use crate::core::Controller;
 use crate::matching::{self, TolerationTime};
 use crate::time::Time;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 /// One state of the whole system. Spec: MODEL-S1.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SysState {
     /// The bounded monotone clock (ms).
     pub now: Time,
-    pub api: ApiServer,
+    /// Shared between states until an action changes it (`Arc::make_mut`): most steps do not.
+    pub api: Arc<ApiServer>,
     pub nodes: Informer<NodeName, CachedNode>,
     pub pods: Informer<PodKey, CachedPod>,
     pub ctrl: Controller,
@@ -66,7 +68,8 @@ pub enum Delta<K, V> {
 /// index) they build. Spec: MODEL-S3.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Informer<K: Ord, V> {
-    pub cache: BTreeMap<K, V>,
+    /// Shared between states until a delivery changes it (`Arc::make_mut`).
+    pub cache: Arc<BTreeMap<K, V>>,
     pub pending: VecDeque<Delta<K, V>>,
     /// After a restart: how many initial-list events at the head of `pending` remain; the
     /// controller's workers wait for zero (upstream `WaitForCacheSync`).
@@ -76,7 +79,7 @@ pub struct Informer<K: Ord, V> {
 impl<K: Ord, V> Default for Informer<K, V> {
     fn default() -> Self {
         Informer {
-            cache: BTreeMap::new(),
+            cache: Arc::default(),
             pending: VecDeque::new(),
             unsynced: 0,
         }
