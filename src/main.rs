@@ -21,7 +21,8 @@ enum Command {
     Explore(cmd::explore::ExploreArgs),
     /// Run a scenario on the reference runtime and check its expectations.
     Run(cmd::run::RunArgs),
-    /// Measure: `bench oracle` checks the scale scenario's trace and reports its speed.
+    /// Measure performance (`bench runtime`: eviction storm and lateness; `bench oracle`: the
+    /// scale trace checked by the oracle).
     Bench(cmd::bench::BenchArgs),
     /// Check a trace against a profile: does some legal behaviour explain it?
     Conform(cmd::conform::ConformArgs),
@@ -41,7 +42,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Explore(args) => cmd::explore::run(args),
         Command::Run(args) => cmd::run::run(args),
-        Command::Bench(args) => cmd::bench::run(&args),
+        Command::Bench(args) => cmd::bench::run(args),
         Command::Conform(args) => cmd::conform::run(&args),
         Command::Expect(args) => cmd::expect::run(&args),
         Command::Import(args) => cmd::import::run(&args),

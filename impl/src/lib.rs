@@ -11,6 +11,7 @@ pub mod mutants;
 pub mod probe;
 pub mod queues;
 pub mod recorder;
+pub mod storm;
 pub mod sync;
 pub mod timeline;
 pub mod timers;

@@ -13,6 +13,18 @@ pub struct Recorder {
     clock: Arc<dyn Clock>,
     enabled: bool,
     next_request: Arc<AtomicU64>,
+    counts: Arc<[AtomicU64; 3]>,
+}
+
+/// How many records of the kinds a benchmark reports were made (kept even when disabled).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Controller decisions (`note` records).
+    pub notes: u64,
+    /// Controller requests.
+    pub requests: u64,
+    /// Pods the API server removed.
+    pub pods_deleted: u64,
 }
 
 impl Recorder {
@@ -33,6 +45,7 @@ impl Recorder {
             clock,
             enabled: true,
             next_request: Arc::new(AtomicU64::new(1)),
+            counts: Arc::new(Default::default()),
         }
     }
 
@@ -43,10 +56,20 @@ impl Recorder {
             clock,
             enabled: false,
             next_request: Arc::new(AtomicU64::new(1)),
+            counts: Arc::new(Default::default()),
         }
     }
 
     pub fn record(&self, event: TraceEvent) {
+        let counter = match &event {
+            TraceEvent::Note { .. } => Some(0),
+            TraceEvent::Request { .. } => Some(1),
+            TraceEvent::PodDeleted { .. } => Some(2),
+            _ => None,
+        };
+        if let Some(i) = counter {
+            self.counts[i].fetch_add(1, Ordering::Relaxed);
+        }
         if self.enabled {
             // The clock is read under the lock so that records stay in time order (TRACE-2).
             let mut records = lock(&self.records);
@@ -58,6 +81,15 @@ impl Recorder {
     /// A request id unique in this trace (the core reuses its ids; a trace must not).
     pub fn next_request_id(&self) -> u64 {
         self.next_request.fetch_add(1, Ordering::SeqCst)
+    }
+
+    pub fn counts(&self) -> Counts {
+        let get = |i: usize| self.counts[i].load(Ordering::Relaxed);
+        Counts {
+            notes: get(0),
+            requests: get(1),
+            pods_deleted: get(2),
+        }
     }
 
     /// Everything recorded so far.

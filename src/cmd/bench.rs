@@ -1,20 +1,24 @@
+//! `taintcheck bench runtime`: the reference runtime under an eviction storm (virtual clock) and
+//! its eviction lateness at a steady rate (real clock). Measurements, printed; not tests.
+//!
 //! `taintcheck bench oracle`: how fast the oracle checks a long trace of the reference runtime.
 //! The scale scenario: `--nodes` nodes in two halves with `--pods-per-node` pods (default
 //! tolerations); in each wave one half becomes unreachable, its pods are evicted after 300 s and
 //! recreated on the other half, and the half recovers. The runtime runs it on its virtual
-//! clock (or `--trace` reads a trace saved by an earlier run); the oracle then checks the trace
-//! on one thread, and the command prints lines, seconds, lines per second, the largest number
-//! of pods tracked at once and the process's peak memory.
+//! clock (or `--trace` reads a trace saved by an earlier run); the oracle then reads and checks
+//! the trace on one thread, streaming, and the command prints lines, seconds, lines per second,
+//! the largest number of pods tracked at once and the process's peak memory.
 
 use clap::{Args, Subcommand};
+use std::process::ExitCode;
+use taintcheck_model::profile::Profile;
+use taintcheck_runtime::storm::{eviction_lateness, eviction_storm, Storm};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
 use taintcheck_model::oracle::{Options, Oracle};
-use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::{Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp};
 use taintcheck_model::taint_syntax::TaintSpec;
 use taintcheck_model::time::{Duration, Time};
@@ -24,13 +28,93 @@ use taintcheck_runtime::driver::{run_scenario, ClockKind};
 #[derive(Args)]
 pub struct BenchArgs {
     #[command(subcommand)]
-    what: Bench,
+    target: Target,
 }
 
 #[derive(Subcommand)]
-enum Bench {
-    /// Check the scale scenario's trace with the oracle and report its speed.
+enum Target {
+    /// The runtime: an eviction storm on the virtual clock, then lateness on the real clock.
+    Runtime(RuntimeArgs),
+    /// The oracle: check the scale scenario's trace and report its speed.
     Oracle(OracleBench),
+}
+
+#[derive(Args)]
+struct RuntimeArgs {
+    #[arg(long, default_value_t = 5000)]
+    nodes: usize,
+    #[arg(long, default_value_t = 30)]
+    pods_per_node: usize,
+    #[arg(long, default_value_t = 8)]
+    workers: usize,
+    /// The behaviour profile: v1.18, latest or fixed.
+    #[arg(long, default_value = "latest")]
+    profile: String,
+    /// Evictions for the real-clock lateness run (0 skips it).
+    #[arg(long, default_value_t = 5000)]
+    lateness_evictions: usize,
+    /// Evictions per second in the lateness run.
+    #[arg(long, default_value_t = 1000)]
+    rate: u32,
+}
+
+pub fn run(args: BenchArgs) -> ExitCode {
+    match args.target {
+        Target::Runtime(args) => runtime(args),
+        Target::Oracle(args) => oracle(&args),
+    }
+}
+
+fn runtime(args: RuntimeArgs) -> ExitCode {
+    let Some(profile) = Profile::by_name(&args.profile) else {
+        eprintln!(
+            "--profile: Unsupported value: {:?}: supported values: {}",
+            args.profile,
+            Profile::NAMES.map(|n| format!("{n:?}")).join(", ")
+        );
+        return ExitCode::from(2);
+    };
+    let storm = Storm {
+        nodes: args.nodes,
+        pods_per_node: args.pods_per_node,
+        recover_every: 2,
+        profile,
+        workers: args.workers,
+    };
+    let r = eviction_storm(storm);
+    let secs = r.storm.as_secs_f64();
+    println!(
+        "storm ({} nodes x {} pods, profile {}, {} workers, virtual clock):",
+        args.nodes, args.pods_per_node, profile.name, args.workers
+    );
+    println!(
+        "  setup (create objects, initial sync): {:.3} s",
+        r.setup.as_secs_f64()
+    );
+    println!("  storm wall time: {secs:.3} s");
+    println!(
+        "  decisions: {} ({:.0}/s), requests: {}, evictions: {}",
+        r.decisions,
+        r.decisions as f64 / secs,
+        r.requests,
+        r.evictions
+    );
+    match r.peak_rss_kib {
+        Some(kib) => println!("  peak RSS: {:.1} MiB", kib as f64 / 1024.0),
+        None => println!("  peak RSS: not reported by this platform"),
+    }
+    if args.lateness_evictions > 0 {
+        let l = eviction_lateness(args.lateness_evictions, args.rate, profile);
+        println!(
+            "lateness (real clock, {} evictions at {}/s): p50 {} ms, p99 {} ms, max {} ms",
+            l.evictions,
+            args.rate,
+            l.p50.millis(),
+            l.p99.millis(),
+            l.max.millis()
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 #[derive(Args)]
@@ -54,12 +138,6 @@ struct OracleBench {
     /// (default: a fresh run, saved in the temporary directory).
     #[arg(long)]
     trace: Option<PathBuf>,
-}
-
-pub fn run(args: &BenchArgs) -> ExitCode {
-    match &args.what {
-        Bench::Oracle(b) => oracle(b),
-    }
 }
 
 fn oracle(b: &OracleBench) -> ExitCode {
