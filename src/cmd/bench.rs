@@ -10,20 +10,20 @@
 //! the largest number of pods tracked at once and the process's peak memory.
 
 use clap::{Args, Subcommand};
-use std::process::ExitCode;
-use taintcheck_model::profile::Profile;
-use taintcheck_runtime::storm::{eviction_lateness, eviction_storm, Storm};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Instant;
 use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
 use taintcheck_model::oracle::{Options, Oracle};
+use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::{Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp};
 use taintcheck_model::taint_syntax::TaintSpec;
 use taintcheck_model::time::{Duration, Time};
 use taintcheck_model::trace::{to_line, TraceReader};
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
+use taintcheck_runtime::storm::{eviction_lateness, eviction_storm, Storm};
 
 #[derive(Args)]
 pub struct BenchArgs {

@@ -1,0 +1,193 @@
+//! `conform`, `expect` and `import` as a user runs them: exit codes, messages, the witness
+//! round trip through `taintcheck run`, a recording imported and checked.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn taintcheck(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_taintcheck"));
+    cmd.args(args);
+    let out = match stdin {
+        None => cmd.output().expect("taintcheck runs"),
+        Some(text) => {
+            use std::io::Write;
+            let mut child = cmd
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("taintcheck runs");
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+            child.wait_with_output().unwrap()
+        }
+    };
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("taintcheck-cli-oracle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// The runtime's trace of the N1 scenario (the untaint arrives 2 s late).
+fn n1_trace() -> PathBuf {
+    let trace = scratch("n1.ndjson");
+    let scenario = root().join("specs/scenarios/n1-timer-fires-before-untaint-arrives.yaml");
+    let (code, _, err) = taintcheck(
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    trace
+}
+
+#[test]
+fn conform_accepts_within_the_bound_and_explains_and_reproduces_a_violation() {
+    let trace = n1_trace();
+    let t = trace.to_str().unwrap();
+    let (code, out, _) = taintcheck(&["conform", t, "--latency-bound-ms", "2000"], None);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("conforms to latest (latency bound 2000 ms)"),
+        "{out}"
+    );
+
+    let witness = scratch("w.yaml");
+    let w = witness.to_str().unwrap();
+    let (code, out, _) = taintcheck(
+        &["conform", t, "--latency-bound-ms", "0", "--witness", w],
+        None,
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            ":6: default/web-0 should have been marked for deletion by 310.000s (it \
+                      tolerates maintenance for 300 s from 10.000s"
+        ),
+        "{out}"
+    );
+    // The witness runs, and the reference runtime meets its expectation.
+    let (code, out, err) = taintcheck(&["run", w, "--profile", "latest"], None);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("expectations: 1 checked, all met"), "{out}");
+}
+
+#[test]
+fn conform_reads_a_stream_and_reports_json() {
+    let text = std::fs::read_to_string(n1_trace()).unwrap();
+    let (code, out, _) = taintcheck(
+        &["conform", "-", "--json", "--latency-bound-ms", "0"],
+        Some(&text),
+    );
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["verdict"], "violation");
+    assert_eq!(v["violation"]["line"], 6);
+    assert_eq!(v["violation"]["pod"], "default/web-0");
+}
+
+#[test]
+fn conform_rejects_bad_input_with_the_line() {
+    let header = r#"{"t":0,"kind":"header","version":1,"source":"test"}"#;
+    let cases = [
+        (format!("{header}\nnot json\n"), "-:2: "),
+        (
+            format!("{header}\n{{\"t\":5,\"kind\":\"controller_restarted\"}}\n{{\"t\":4,\"kind\":\"controller_restarted\"}}\n"),
+            "-:3: t: time 0.004s is before the previous line's 0.005s",
+        ),
+        (
+            format!("{header}\n{{\"t\":1,\"kind\":\"node_deleted\",\"rv\":1,\"name\":\"n9\"}}\n"),
+            "-:2: node n9 deleted, but the trace never added it",
+        ),
+    ];
+    for (text, message) in cases {
+        let (code, _, err) = taintcheck(&["conform", "-"], Some(&text));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.starts_with(message), "{err}");
+    }
+}
+
+#[test]
+fn a_recording_is_imported_and_checked() {
+    let fixtures = root().join("tests/fixtures/recording");
+    let trace = scratch("cluster.ndjson");
+    let (code, _, err) = taintcheck(
+        &[
+            "import",
+            fixtures.join("objects.json").to_str().unwrap(),
+            fixtures.join("events.json").to_str().unwrap(),
+            "-o",
+            trace.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = taintcheck(
+        &[
+            "conform",
+            trace.to_str().unwrap(),
+            "--latency-bound-ms",
+            "2000",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{out}");
+    let (code, _, err) = taintcheck(
+        &["import", fixtures.join("missing.json").to_str().unwrap()],
+        None,
+    );
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn expect_states_the_envelope_per_incarnation() {
+    let scenario = root().join("specs/scenarios/r2-125332-resurrected-tombstone.yaml");
+    let s = scenario.to_str().unwrap();
+    let (code, out, err) = taintcheck(&["expect", s, "--profile", "v1.18"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "default/web-0 (uid web-0-1): must be deleted at 300.000s: it tolerates \
+                      node.kubernetes.io/unreachable for 300 s from 0.000s"
+        ),
+        "{out}"
+    );
+    // The resurrected tombstone (N3) is a race in 1.18: the successor may or may not go.
+    assert!(
+        out.contains("default/web-0 (uid web-0-2): may be deleted within [700.000s, 700.000s]"),
+        "{out}"
+    );
+    let (code, out, _) = taintcheck(&["expect", s, "--profile", "fixed", "--json"], None);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["pods"][1]["verdict"], "must_delete");
+    assert_eq!(v["pods"][1]["uid"], "web-0-2");
+    let forever = root().join("specs/scenarios/t1-90794-forever-does-not-cancel.yaml");
+    let (_, out, _) = taintcheck(
+        &["expect", forever.to_str().unwrap(), "--profile", "fixed"],
+        None,
+    );
+    assert!(
+        out.contains("db-0 (uid db-0-1): must not be deleted"),
+        "{out}"
+    );
+}
