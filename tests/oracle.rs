@@ -347,15 +347,29 @@ fn random_scenario(seed: u64) -> Scenario {
 #[test]
 fn random_scenarios_are_deterministic_and_varied() {
     assert_eq!(random_scenario(7), random_scenario(7));
-    let kinds: std::collections::BTreeSet<String> = (0..200)
+    let ops: Vec<Op> = (0..200)
         .flat_map(|s| random_scenario(s).ops)
-        .map(|o| {
-            format!("{:?}", o.op)
+        .map(|o| o.op)
+        .collect();
+    let kinds: std::collections::BTreeSet<String> = ops
+        .iter()
+        .map(|op| {
+            format!("{op:?}")
                 .split([' ', '(', '{'])
                 .next()
                 .unwrap()
                 .to_string()
         })
         .collect();
-    assert!(kinds.len() >= 9, "{kinds:?}");
+    assert_eq!(kinds.len(), 8, "{kinds:?}");
+    let removals = ops.iter().filter(|op| {
+        matches!(
+            op,
+            Op::Taint {
+                spec: TaintSpec::Remove { .. },
+                ..
+            }
+        )
+    });
+    assert!(removals.count() > 20);
 }
