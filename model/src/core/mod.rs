@@ -44,6 +44,7 @@ pub mod intake;
 pub mod shards;
 pub mod timed_queue;
 pub mod work;
+mod work_ids;
 pub mod workqueue;
 
 pub use controller::{Config, Controller, NodePhase, Shard, Step, Worker};

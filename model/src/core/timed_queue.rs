@@ -4,6 +4,7 @@
 //! Spec: CORE-S2, CORE-S3, CORE-A8..CORE-A10.
 
 use super::effect::{ApiRequest, Effect, WorkId};
+use super::work_ids::WorkIds;
 use crate::api::{PodKey, Uid};
 use crate::profile::{CancelFlag, CompletionPolicy, Profile, WorkKeyPolicy};
 use crate::time::Time;
@@ -235,6 +236,8 @@ pub enum Immediate {
 pub struct TimedQueue {
     entries: BTreeMap<WorkKey, Entry>,
     works: BTreeMap<WorkId, Work>,
+    /// The ids of `works`, for handing out the lowest free one.
+    ids: WorkIds,
 }
 
 impl TimedQueue {
@@ -275,18 +278,6 @@ impl TimedQueue {
         }
     }
 
-    /// The smallest free id, so that states differing only in history get equal ids.
-    fn free_id(&self) -> WorkId {
-        let mut id = 0;
-        for used in self.works.keys() {
-            if used.0 != id {
-                break;
-            }
-            id += 1;
-        }
-        WorkId(id)
-    }
-
     /// Upstream `AddWork` + `CreateWorker`: skipped if the key exists (even as a nil entry);
     /// otherwise a delay `fire_at − created_at` ≤ 0 starts the work at once under a nil entry
     /// (unless `immediate` says a positive sub-resolution delay was observed), and a positive one
@@ -304,7 +295,7 @@ impl TimedQueue {
             return None;
         }
         let key = key.view().to_key();
-        let id = self.free_id();
+        let id = self.ids.take();
         let timer = fire_at > created_at || immediate == Immediate::Timer;
         let (entry, phase) = if timer {
             out.push(Effect::ArmTimer {
@@ -397,7 +388,7 @@ impl TimedQueue {
             return false;
         };
         if work.phase == WorkPhase::Armed {
-            self.works.remove(&id);
+            self.remove_work(id);
             out.push(Effect::CancelTimer { id: id.timer() });
             return true;
         }
@@ -448,7 +439,7 @@ impl TimedQueue {
         let WorkPhase::Finished { outcome } = work.phase else {
             return None;
         };
-        let work = self.works.remove(&id)?;
+        let work = self.remove_work(id)?;
         let key = work.key;
         let ok = outcome == Outcome::Succeeded;
         match profile.completion {
@@ -498,7 +489,14 @@ impl TimedQueue {
     /// Drop a work that exits without running (its cancelled flag was set when it started):
     /// upstream skips the wrapped function, so the map is not touched.
     pub(crate) fn drop_work(&mut self, id: WorkId) {
-        self.works.remove(&id);
+        self.remove_work(id);
+    }
+
+    /// Removes a work and frees its id (the only way a work leaves `works`).
+    fn remove_work(&mut self, id: WorkId) -> Option<Work> {
+        let work = self.works.remove(&id)?;
+        self.ids.release(id);
+        Some(work)
     }
 
     /// The earliest armed timer (eviction or backoff).
