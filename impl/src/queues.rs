@@ -84,7 +84,11 @@ impl<T: Ord + Clone> BlockingQueue<T> {
         s.handed_out = false;
         let queued = s.queue.len() - before;
         self.activity.enter(queued);
-        self.nonempty.notify_all();
+        // A waiting `Get` can only proceed if a key was queued again or (one at a time) the
+        // hand-out slot is free; other wake-ups are wasted context switches.
+        if queued > 0 || s.one_at_a_time {
+            self.nonempty.notify_all();
+        }
     }
 
     /// Upstream `ShutDown`; returns how many queued keys were dropped (no longer in flight).

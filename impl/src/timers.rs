@@ -87,7 +87,14 @@ impl TimerService {
         s.next_seq += 1;
         s.armed.insert(handle, callback);
         s.exhausted = false;
-        self.shared.changed.notify_all();
+        // The timer thread only looks at the earliest timer: a later one changes nothing for it,
+        // and waking it anyway cost a context switch per armed eviction timer in the storm.
+        if s.armed
+            .first_key_value()
+            .is_some_and(|(first, _)| *first == handle)
+        {
+            self.shared.changed.notify_all();
+        }
         handle
     }
 
