@@ -92,6 +92,10 @@ pub type Change<T> = (Option<T>, Option<T>);
 pub struct Handlers {
     pub node: Handler<Node>,
     pub pod: Handler<Pod>,
+    /// Called with each batch and its instant while the cache is still write-locked, for
+    /// controller state that no reader may see lag the cache: the fixed design's arrival record
+    /// (CORE-S9), whose re-check must never pair a re-added taint with its old instant.
+    pub with_cache: Box<dyn Fn(&[Change<Node>], &[Change<Pod>], Time) + Send + Sync>,
 }
 
 /// Per-kind delivery state.
@@ -315,6 +319,7 @@ impl Informers {
                 }
             }
         }
+        (self.inner.handlers.with_cache)(&nodes, &pods, now);
         drop(cache);
         if !nodes.is_empty() {
             (self.inner.handlers.node)(&nodes);
