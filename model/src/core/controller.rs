@@ -886,6 +886,96 @@ mod tests {
         assert_eq!(c, Controller::new(Config::new(Profile::v1_18())));
     }
 
+    /// Runs the first enabled step until none is left at `now` (timers due included).
+    fn settle(c: &mut Controller, view: &Cluster, now: Time, out: &mut Vec<Effect>) {
+        while let Some(step) = steps(c, now).into_iter().next() {
+            c.step(step, view, now, out);
+        }
+    }
+
+    fn deletes(effects: &[Effect]) -> usize {
+        effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Api(r) if r.verb == crate::core::Verb::Delete))
+            .count()
+    }
+
+    /// PROFILE-10 (fixed): taint `t` is removed and re-added at the instant the work's PATCH is
+    /// in flight. The re-check before the DELETE sees a taint that arrived now, so the earliest
+    /// legal eviction is 10 s away: the work is re-armed for it, no DELETE is sent. (With the
+    /// deadline `created_at + m` the re-check passed and the DELETE was premature.)
+    #[test]
+    fn readded_taint_during_patch_rearms_the_work() {
+        let mut c = Controller::new(Config::new(Profile::fixed()));
+        let mut view = Cluster::default();
+        let mut out = vec![];
+        let p = pod("a", "node1", Some(10));
+        view.pods.insert(p.key.clone(), p.clone());
+        view.nodes.insert("node1".into(), tainted("node1"));
+        c.pod_observed(None, Some(&p), Time(0));
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
+        settle(&mut c, &view, Time(0), &mut out);
+        assert_eq!(c.next_deadline(), Some(Time(10_000)));
+        settle(&mut c, &view, Time(10_000), &mut out);
+        let patch = c
+            .pending_requests()
+            .next()
+            .cloned()
+            .expect("PATCH in flight");
+        assert_eq!(patch.verb, crate::core::Verb::PatchDisruptionTarget);
+        let clean = Node {
+            name: "node1".into(),
+            taints: vec![],
+        };
+        c.node_observed(Some(&tainted("node1")), Some(&clean), Time(10_000));
+        c.node_observed(Some(&clean), Some(&tainted("node1")), Time(10_000));
+        out.clear();
+        c.api_responded(patch.id, ApiResult::Ok(None), &view, Time(10_000), &mut out);
+        assert_eq!(deletes(&out), 0, "{out:?}");
+        assert_eq!(
+            notes(&out),
+            [Note::Rescheduled {
+                fire_at: Time(20_000)
+            }]
+        );
+        assert_eq!(c.next_deadline(), Some(Time(20_000)));
+    }
+
+    /// PROFILE-10 (fixed): a second taint tolerated for less time, arriving later, does not pull
+    /// the deadline before its own arrival plus its toleration: the first taint's deadline stays.
+    #[test]
+    fn later_shorter_taint_keeps_each_taints_own_deadline() {
+        let taint = |k: &str| Taint::new(k, "", TaintEffect::NoExecute);
+        let node = |keys: &[&str]| Node {
+            name: "node1".into(),
+            taints: keys.iter().map(|k| taint(k)).collect(),
+        };
+        let mut p = pod("a", "node1", None);
+        p.tolerations = [("x", 100), ("y", 10)]
+            .iter()
+            .map(|(k, s)| Toleration::exists(k, Some(TaintEffect::NoExecute), Some(*s)))
+            .collect();
+        let mut c = Controller::new(Config::new(Profile::fixed()));
+        let mut view = Cluster::default();
+        let mut out = vec![];
+        view.pods.insert(p.key.clone(), p.clone());
+        view.nodes.insert("node1".into(), node(&["x"]));
+        c.pod_observed(None, Some(&p), Time(0));
+        c.node_observed(None, Some(&node(&["x"])), Time(0));
+        settle(&mut c, &view, Time(0), &mut out);
+        assert_eq!(c.next_deadline(), Some(Time(100_000)));
+        view.nodes.insert("node1".into(), node(&["x", "y"]));
+        c.node_observed(Some(&node(&["x"])), Some(&node(&["x", "y"])), Time(95_000));
+        settle(&mut c, &view, Time(95_000), &mut out);
+        assert_eq!(deletes(&out), 0, "{out:?}");
+        assert_eq!(c.next_deadline(), Some(Time(100_000)));
+        // With x removed, y's own deadline (95 s + 10 s) is the one left.
+        view.nodes.insert("node1".into(), node(&["y"]));
+        c.node_observed(Some(&node(&["x", "y"])), Some(&node(&["y"])), Time(96_000));
+        settle(&mut c, &view, Time(96_000), &mut out);
+        assert_eq!(c.next_deadline(), Some(Time(105_000)));
+    }
+
     mod explore {
         use super::*;
         use crate::core::{ApiResult, Entry};
