@@ -29,15 +29,15 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("latest", "restart", "HHHVHHHHHHHNEENE"),
     ("latest", "forever-toleration", "HHHHHHHHHHHNEENN"),
     ("latest", "orphaned-timer", "VVHHHHVHHHVEEENN"),
-    ("fixed", "default", "HVHHHHHHHHHEEENN"),
+    ("fixed", "default", "HHHHHHHHHHHEEENN"),
     ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
     ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
-    ("fixed", "toleration-change", "HVHHHHHHHHHEEENN"),
+    ("fixed", "toleration-change", "HHHHHHHHHHHEEENN"),
     ("fixed", "stale-cache", "HHHHHVHHHHHENENN"),
     ("fixed", "failing-delete", "HHHHHHHHHHHENNEN"),
     ("fixed", "restart", "HHHVHHHHHHHNENNE"),
     ("fixed", "forever-toleration", "HHHHHHHHHHHNEENN"),
-    ("fixed", "orphaned-timer", "HVHHHHHHHHHEEENN"),
+    ("fixed", "orphaned-timer", "HHHHHHHHHHHEEENN"),
 ];
 
 fn check(profile: &str, config: &str) -> Report {

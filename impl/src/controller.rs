@@ -21,8 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
 use taintcheck_model::core::handlers::{self, NodeTaints, TaintedNodes};
 use taintcheck_model::core::{
-    node_updated, pod_updated, shard_of, work, ApiResult, ClusterView, Config, Effect, Immediate,
-    Note, PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
+    node_updated, pod_updated, shard_of, work, ApiResult, Arrivals, ClusterView, Config, Effect,
+    Immediate, Note, PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
 };
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::{Duration, Time};
@@ -102,6 +102,9 @@ struct Shared {
     tainted: Mutex<TaintedNodes>,
     /// Upstream `TimedWorkerQueue` under its lock.
     timed: Mutex<TimedQueue>,
+    /// The fixed design's arrival record (CORE-S9), updated under the cache's write lock and
+    /// taken last; empty unless the profile keeps it.
+    arrivals: Mutex<Arrivals>,
     /// The timer service's handle for each armed core timer.
     armed: Mutex<BTreeMap<TimerId, TimerHandle>>,
     /// Works whose start is already scheduled (a spawned goroutine not yet running).
@@ -185,14 +188,31 @@ impl Controller {
                 .collect(),
             tainted: Mutex::new(TaintedNodes::new()),
             timed: Mutex::new(TimedQueue::new()),
+            arrivals: Mutex::new(Arrivals::default()),
             armed: Mutex::new(BTreeMap::new()),
             starting: Mutex::new(BTreeSet::new()),
             stopped: AtomicBool::new(false),
             probe,
             mutant,
         });
-        let (on_node, on_pod) = (shared.clone(), shared.clone());
+        let (on_node, on_pod, on_cache) = (shared.clone(), shared.clone(), shared.clone());
         let handlers = Handlers {
+            with_cache: Box::new(move |nodes, pods, now| {
+                if !on_cache.profile().keeps_arrivals() {
+                    return;
+                }
+                let mut arrivals = lock(&on_cache.arrivals);
+                for (old, new) in nodes {
+                    if let Some(node) = new.as_ref().or(old.as_ref()) {
+                        arrivals.node_observed(&node.name, new.as_ref(), now);
+                    }
+                }
+                for (old, new) in pods {
+                    if let Some(pod) = new.as_ref().or(old.as_ref()) {
+                        arrivals.pod_observed(&pod.key, new.as_ref(), now);
+                    }
+                }
+            }),
             node: Box::new(move |changes| {
                 let names: Vec<NodeName> = changes
                     .iter()
@@ -383,6 +403,7 @@ impl Shared {
                 handlers::node_update_pod(
                     &mut timed,
                     self.profile(),
+                    &lock(&self.arrivals),
                     pod,
                     &taints,
                     now,
@@ -413,6 +434,7 @@ impl Shared {
                 &mut timed,
                 &tainted,
                 self.profile(),
+                &lock(&self.arrivals),
                 &view,
                 item,
                 now,
@@ -435,7 +457,7 @@ impl Shared {
     fn work_step(
         self: &Arc<Self>,
         id: WorkId,
-        step: impl FnOnce(&mut TimedQueue, &Profile, &View<'_>, Time, &mut Vec<Effect>),
+        step: impl FnOnce(&mut TimedQueue, &Profile, &View<'_>, &Arrivals, Time, &mut Vec<Effect>),
     ) {
         if self.stopped.load(Ordering::SeqCst) {
             return;
@@ -444,7 +466,15 @@ impl Shared {
         let mut out = Vec::new();
         let phase = self.informers().read(|cache| {
             let mut timed = lock(&self.timed);
-            step(&mut timed, self.profile(), &self.view(cache), now, &mut out);
+            let arrivals = lock(&self.arrivals);
+            step(
+                &mut timed,
+                self.profile(),
+                &self.view(cache),
+                &arrivals,
+                now,
+                &mut out,
+            );
             timed.work(id).map(|w| w.phase.clone())
         });
         self.perform(out, now);
@@ -461,16 +491,16 @@ impl Shared {
     /// A core timer fired (CORE-A11).
     fn fire(self: &Arc<Self>, timer: TimerId) {
         lock(&self.armed).remove(&timer);
-        self.work_step(WorkId(timer.0), |q, p, cache, now, out| {
-            work::fire_timer(q, timer, p, cache, now, out);
+        self.work_step(WorkId(timer.0), |q, p, cache, arrivals, now, out| {
+            work::fire_timer(q, timer, p, cache, arrivals, now, out);
         });
     }
 
     /// A spawned work's goroutine runs (CORE-A12).
     fn start(self: &Arc<Self>, id: WorkId) {
         lock(&self.starting).remove(&id);
-        self.work_step(id, |q, p, cache, now, out| {
-            work::start_work(q, id, p, cache, now, out);
+        self.work_step(id, |q, p, cache, arrivals, now, out| {
+            work::start_work(q, id, p, cache, arrivals, now, out);
         });
     }
 
@@ -582,8 +612,8 @@ impl Shared {
                     ResponseResult::Failed => ApiResult::Failed,
                 };
                 let id = WorkId(request.id.0);
-                me.work_step(id, |q, p, cache, now, out| {
-                    work::responded(q, request.id, result, p, cache, now, out);
+                me.work_step(id, |q, p, cache, arrivals, now, out| {
+                    work::responded(q, request.id, result, p, cache, arrivals, now, out);
                 });
             }),
         );

@@ -88,10 +88,17 @@ pub type Handler<T> = Box<dyn Fn(&[Change<T>]) + Send + Sync>;
 /// One object change: the cached object before and after.
 pub type Change<T> = (Option<T>, Option<T>);
 
+/// Called with a batch of node and pod changes and their instant.
+pub type CacheHook = Box<dyn Fn(&[Change<Node>], &[Change<Pod>], Time) + Send + Sync>;
+
 /// What the informers call after each delivery.
 pub struct Handlers {
     pub node: Handler<Node>,
     pub pod: Handler<Pod>,
+    /// Called with each batch and its instant while the cache is still write-locked, for
+    /// controller state that no reader may see lag the cache: the fixed design's arrival record
+    /// (CORE-S9), whose re-check must never pair a re-added taint with its old instant.
+    pub with_cache: CacheHook,
 }
 
 /// Per-kind delivery state.
@@ -315,6 +322,7 @@ impl Informers {
                 }
             }
         }
+        (self.inner.handlers.with_cache)(&nodes, &pods, now);
         drop(cache);
         if !nodes.is_empty() {
             (self.inner.handlers.node)(&nodes);

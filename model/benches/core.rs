@@ -7,6 +7,7 @@ use std::hint::black_box;
 use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
 use taintcheck_model::core::driver::Cluster;
 use taintcheck_model::core::handlers::{handle_node_update, TaintedNodes};
+use taintcheck_model::core::Arrivals;
 use taintcheck_model::core::{Immediate, TimedQueue};
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::Time;
@@ -58,7 +59,15 @@ fn bench(c: &mut Criterion) {
                     out.clear();
                     let run = (&cluster, &name, Time(0), Immediate::Nil);
                     black_box(handle_node_update(
-                        queue, tainted, &profile, run.0, run.1, run.2, run.3, &mut out,
+                        queue,
+                        tainted,
+                        &profile,
+                        &Arrivals::default(),
+                        run.0,
+                        run.1,
+                        run.2,
+                        run.3,
+                        &mut out,
                     ))
                 },
                 BatchSize::SmallInput,
@@ -70,6 +79,7 @@ fn bench(c: &mut Criterion) {
             &mut queue,
             &mut tainted,
             &profile,
+            &Arrivals::default(),
             &cluster,
             &name,
             Time(0),
@@ -83,6 +93,7 @@ fn bench(c: &mut Criterion) {
                     &mut queue,
                     &mut tainted,
                     &profile,
+                    &Arrivals::default(),
                     &cluster,
                     &name,
                     Time(1),

@@ -4,7 +4,7 @@
 //! predicates and the oracle all call these.
 
 use crate::api::{Operator, Taint, TaintEffect, Toleration};
-use crate::time::Duration;
+use crate::time::{Duration, Time};
 
 /// Upstream `Toleration.ToleratesTaint` (`staging/src/k8s.io/api/core/v1/toleration.go`, newest
 /// gated variant; spec MATCH-1). Effect first, then key, then operator. An empty key matches every
@@ -207,6 +207,43 @@ pub fn find_untolerated_taint(
     taints.iter().position(|taint| {
         filter(taint) && !tolerations_tolerate_taint(tolerations, taint, comparison_operators)
     })
+}
+
+/// The time the toleration `tolerations` uses for `taint` allows (the first that tolerates it,
+/// MATCH-2, converted as MATCH-3); `None` when none tolerates it. Spec: MATCH-6.
+pub fn used_time(
+    taint: &Taint,
+    tolerations: &[Toleration],
+    comparison_operators: bool,
+) -> Option<TolerationTime> {
+    first_tolerating(taint, tolerations, comparison_operators)
+        .map(|i| min_toleration_time([tolerations[i].seconds]))
+}
+
+/// The earliest legal eviction of a pod (spec EVICT-2, MATCH-6): for each NoExecute taint, given
+/// with the instant it arrived, that the pod does not tolerate forever, the later of that instant
+/// and `pod_since` plus the used toleration's time (0 when untolerated); the minimum over those
+/// taints. `None`: every NoExecute taint is tolerated forever, or there is none. The property
+/// (on the model's caches) and the fixed design's deadlines (on the controller's own arrival
+/// record) both use it.
+pub fn earliest_eviction<'a>(
+    taints: impl IntoIterator<Item = (&'a Taint, Time)>,
+    tolerations: &[Toleration],
+    pod_since: Time,
+    comparison_operators: bool,
+) -> Option<Time> {
+    taints
+        .into_iter()
+        .filter(|(t, _)| is_no_execute(t))
+        .filter_map(|(t, since)| {
+            let start = since.max(pod_since);
+            match used_time(t, tolerations, comparison_operators) {
+                None => Some(start),
+                Some(TolerationTime::After(d)) => Some(start.plus(d)),
+                Some(TolerationTime::Forever) => None,
+            }
+        })
+        .min()
 }
 
 /// True iff the effect is `NoExecute` (upstream `getNoExecuteTaints`' filter).

@@ -110,8 +110,11 @@ pub enum DeadlinePolicy {
     /// Upstream (every version): the existing timer is kept unless its `CreatedAt` is not before
     /// `now`, which never happens on a real clock (N9, T2, T3).
     FirstWins,
-    /// Fixed design: the deadline is `created_at + m` for the current `m`, moved earlier or later.
-    Recompute,
+    /// Fixed design: the deadline is the earliest legal eviction `E` (spec EVICT-2) computed from
+    /// the controller's own arrival record ([`crate::core::Arrivals`]): per taint its first
+    /// observation plus its toleration's time, from the pod's arrival at the earliest. It moves
+    /// earlier or later on every change, and the re-check re-derives it before every request.
+    EarliestLegal,
 }
 
 impl Profile {
@@ -167,9 +170,16 @@ impl Profile {
             work_key: WorkKeyPolicy::Uid,
             uid_precondition: true,
             recheck_before_delete: true,
-            deadline_policy: DeadlinePolicy::Recompute,
+            deadline_policy: DeadlinePolicy::EarliestLegal,
             ..Profile::latest()
         }
+    }
+
+    /// Whether the controller keeps the arrival record ([`crate::core::Arrivals`], CORE-S9) that
+    /// [`DeadlinePolicy::EarliestLegal`] and the re-check read. Upstream profiles keep none, so
+    /// their states are unchanged.
+    pub fn keeps_arrivals(&self) -> bool {
+        self.deadline_policy == DeadlinePolicy::EarliestLegal || self.recheck_before_delete
     }
 
     /// The profile called `name` (one of [`Profile::NAMES`]).

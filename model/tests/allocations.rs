@@ -8,6 +8,7 @@ use std::cell::Cell;
 use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
 use taintcheck_model::core::driver::Cluster;
 use taintcheck_model::core::handlers::{handle_node_update, TaintedNodes};
+use taintcheck_model::core::Arrivals;
 use taintcheck_model::core::{Immediate, TimedQueue};
 use taintcheck_model::matching::{tolerates, verdict, TolerationTime, Verdict};
 use taintcheck_model::profile::Profile;
@@ -78,6 +79,7 @@ fn node_update_allocates_per_node_not_per_pod() {
             &mut queue,
             &mut tainted,
             &profile,
+            &Arrivals::default(),
             args.0,
             args.1,
             Time(0),
@@ -90,6 +92,7 @@ fn node_update_allocates_per_node_not_per_pod() {
             &mut queue,
             &mut tainted,
             &profile,
+            &Arrivals::default(),
             args.0,
             args.1,
             Time(1),

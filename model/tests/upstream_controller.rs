@@ -226,7 +226,7 @@ fn delete_pod() {
     for profile in [Profile::v1_18(), Profile::latest()] {
         let mut d = with_tainted_nodes(profile, &[1]);
         d.controller
-            .pod_observed(Some(&new_pod("pod1", "node1")), None);
+            .pod_observed(Some(&new_pod("pod1", "node1")), None, d.now);
         d.advance(PROGRESS);
         assert!(d.log.is_empty(), "{}: {}", profile.name, d.timeline());
         assert!(d.controller.is_quiescent());

@@ -6,7 +6,7 @@
 use taintcheck_model::api::PodKey;
 use taintcheck_model::core::driver::Cluster;
 use taintcheck_model::core::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
-use taintcheck_model::core::{work, ApiResult, Effect, EventKind};
+use taintcheck_model::core::{work, ApiResult, Arrivals, Effect, EventKind};
 use taintcheck_model::profile::{CompletionPolicy, Profile};
 use taintcheck_model::time::Time;
 
@@ -60,14 +60,24 @@ impl Harness {
             let mut progressed = false;
             for id in works {
                 let (p, v, n, out) = (&self.profile, &self.view, self.now, &mut self.effects);
-                progressed |= work::fire_timer(&mut self.queue, id.timer(), p, v, n, out);
-                progressed |= work::start_work(&mut self.queue, id, p, v, n, out);
+                progressed |= work::fire_timer(
+                    &mut self.queue,
+                    id.timer(),
+                    p,
+                    v,
+                    &Arrivals::default(),
+                    n,
+                    out,
+                );
+                progressed |=
+                    work::start_work(&mut self.queue, id, p, v, &Arrivals::default(), n, out);
                 progressed |= work::responded(
                     &mut self.queue,
                     id.request(),
                     ApiResult::Ok(None),
                     p,
                     v,
+                    &Arrivals::default(),
                     n,
                     out,
                 );
@@ -173,8 +183,24 @@ fn running_worker_completion_does_not_remove_replacement() {
             let first = *h.queue.works().keys().next().unwrap();
             let (p, v) = (&h.profile, &h.view);
             h.now = Time(if scheduled { 1_000 } else { 0 });
-            work::fire_timer(&mut h.queue, first.timer(), p, v, h.now, &mut h.effects);
-            work::start_work(&mut h.queue, first, p, v, h.now, &mut h.effects);
+            work::fire_timer(
+                &mut h.queue,
+                first.timer(),
+                p,
+                v,
+                &Arrivals::default(),
+                h.now,
+                &mut h.effects,
+            );
+            work::start_work(
+                &mut h.queue,
+                first,
+                p,
+                v,
+                &Arrivals::default(),
+                h.now,
+                &mut h.effects,
+            );
             assert!(matches!(
                 h.queue.work(first).unwrap().phase,
                 WorkPhase::Requesting { .. }
@@ -193,6 +219,7 @@ fn running_worker_completion_does_not_remove_replacement() {
                     result,
                     p,
                     v,
+                    &Arrivals::default(),
                     h.now,
                     &mut h.effects,
                 );

@@ -373,8 +373,11 @@ impl TaintSys {
                 None => format!("deletion of {name}"),
             }
         ));
-        s.ctrl
-            .node_observed(old.as_ref().map(|n| &n.node), new.as_ref().map(|n| &n.node));
+        s.ctrl.node_observed(
+            old.as_ref().map(|n| &n.node),
+            new.as_ref().map(|n| &n.node),
+            s.now,
+        );
     }
 
     /// The pod informer delivers its oldest event.
@@ -409,8 +412,11 @@ impl TaintSys {
                 None => format!("deletion of {key}"),
             }
         ));
-        s.ctrl
-            .pod_observed(old.as_ref().map(|p| &p.pod), new.as_ref().map(|p| &p.pod));
+        s.ctrl.pod_observed(
+            old.as_ref().map(|p| &p.pod),
+            new.as_ref().map(|p| &p.pod),
+            s.now,
+        );
     }
 
     /// The API server answers `req` against its truth (and applies a DELETE). Spec: MODEL-A4.

@@ -7,7 +7,7 @@
 
 use crate::api::{Node, NodeName, Pod, PodKey, Uid};
 use crate::core::Controller;
-use crate::matching::{self, TolerationTime};
+use crate::matching;
 use crate::time::Time;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -144,22 +144,8 @@ impl History {
     }
 }
 
-/// The seconds of the toleration `tolerations` uses for `taint` (upstream: the first that
-/// tolerates it, MATCH-2), as `getMinTolerationTime` reads them (MATCH-3); `None` when no
-/// toleration tolerates it.
-pub fn used_time(
-    taint: &crate::api::Taint,
-    pod: &Pod,
-    comparison_operators: bool,
-) -> Option<TolerationTime> {
-    matching::first_tolerating(taint, &pod.tolerations, comparison_operators)
-        .map(|i| matching::min_toleration_time([pod.tolerations[i].seconds]))
-}
-
-/// The earliest instant a pod may be evicted from `node`, per taint: for each NoExecute taint the
-/// pod does not tolerate forever, the later of the taint's and the pod's arrival plus the used
-/// toleration's seconds (0 when untolerated); the minimum over those taints. `None`: every
-/// taint is tolerated forever, or there are none. Spec: EVICT-2, LIVE-1.
+/// The earliest instant a pod may be evicted from `node` ([`matching::earliest_eviction`] with
+/// the taints' arrival instants `taint_since`, parallel to `node.taints`). Spec: EVICT-2, LIVE-1.
 pub fn earliest_eviction(
     node: &Node,
     taint_since: &[Time],
@@ -167,19 +153,12 @@ pub fn earliest_eviction(
     pod_since: Time,
     comparison_operators: bool,
 ) -> Option<Time> {
-    node.taints
-        .iter()
-        .zip(taint_since)
-        .filter(|(t, _)| matching::is_no_execute(t))
-        .filter_map(|(t, since)| {
-            let start = (*since).max(pod_since);
-            match used_time(t, pod, comparison_operators) {
-                None => Some(start),
-                Some(TolerationTime::After(d)) => Some(start.plus(d)),
-                Some(TolerationTime::Forever) => None,
-            }
-        })
-        .min()
+    matching::earliest_eviction(
+        node.taints.iter().zip(taint_since.iter().copied()),
+        &pod.tolerations,
+        pod_since,
+        comparison_operators,
+    )
 }
 
 /// True when `pod` sits on `node` with a NoExecute taint it does not tolerate forever.

@@ -1,6 +1,7 @@
 //! The composed controller: every component in one ordered, hashable, cheaply cloned value, with
 //! one [`Step`] per upstream lock or goroutine boundary. Spec: CORE-S1..CORE-S8, CORE-A*.
 
+use super::arrivals::Arrivals;
 use super::effect::{ApiRequest, ApiResult, Effect, RequestId, TimerId, WorkId};
 use super::handlers::{self, NodeTaints, TaintedNodes};
 use super::intake::{self, PodItem};
@@ -126,6 +127,9 @@ pub struct Controller {
     shards: Vec<Shard>,
     /// CORE-S8: how often `processPodOnNode` was reached with zero taints (CORE-PRE; stays 0).
     zero_taint_calls: u32,
+    /// CORE-S9: the arrival record, kept only where the profile reads it
+    /// ([`Profile::keeps_arrivals`]); empty otherwise.
+    arrivals: Arrivals,
 }
 
 impl Controller {
@@ -140,6 +144,7 @@ impl Controller {
             pod_held: None,
             shards: vec![Shard::default(); config.workers.max(1)],
             zero_taint_calls: 0,
+            arrivals: Arrivals::default(),
         }
     }
 
@@ -181,16 +186,32 @@ impl Controller {
         self.zero_taint_calls > 0
     }
 
-    /// A node informer event (add: `old` None; delete: `new` None). Spec: CORE-A1.
-    pub fn node_observed(&mut self, old: Option<&Node>, new: Option<&Node>) {
+    /// The arrival record (CORE-S9).
+    pub fn arrivals(&self) -> &Arrivals {
+        &self.arrivals
+    }
+
+    /// A node informer event at `now` (add: `old` None; delete: `new` None). Spec: CORE-A1,
+    /// CORE-S9.
+    pub fn node_observed(&mut self, old: Option<&Node>, new: Option<&Node>, now: Time) {
+        if self.config.profile.keeps_arrivals() {
+            if let Some(name) = new.or(old).map(|n| &n.name) {
+                self.arrivals.node_observed(name, new, now);
+            }
+        }
         if let Some(name) = intake::node_updated(old, new) {
             self.node_queue.add(name);
         }
     }
 
-    /// A pod informer event (add: `old` None; delete: `new` None, tombstones unwrapped).
-    /// Spec: CORE-A2.
-    pub fn pod_observed(&mut self, old: Option<&Pod>, new: Option<&Pod>) {
+    /// A pod informer event at `now` (add: `old` None; delete: `new` None, tombstones
+    /// unwrapped). Spec: CORE-A2, CORE-S9.
+    pub fn pod_observed(&mut self, old: Option<&Pod>, new: Option<&Pod>, now: Time) {
+        if self.config.profile.keeps_arrivals() {
+            if let Some(key) = new.or(old).map(|p| &p.key) {
+                self.arrivals.pod_observed(key, new, now);
+            }
+        }
         if let Some(item) = intake::pod_updated(old, new) {
             self.pod_queue.add(item);
         }
@@ -325,10 +346,26 @@ impl Controller {
                 }
             }
             Step::FireTimer(timer) => {
-                work::fire_timer(&mut self.timed, timer, &profile, view, now, out);
+                work::fire_timer(
+                    &mut self.timed,
+                    timer,
+                    &profile,
+                    view,
+                    &self.arrivals,
+                    now,
+                    out,
+                );
             }
             Step::StartWork(id) => {
-                work::start_work(&mut self.timed, id, &profile, view, now, out);
+                work::start_work(
+                    &mut self.timed,
+                    id,
+                    &profile,
+                    view,
+                    &self.arrivals,
+                    now,
+                    out,
+                );
             }
             Step::CompleteWork(id) => {
                 self.timed.complete(id, &profile);
@@ -409,6 +446,7 @@ impl Controller {
                         &mut self.timed,
                         &self.tainted_nodes,
                         &profile,
+                        &self.arrivals,
                         view,
                         &pod,
                         now,
@@ -447,6 +485,7 @@ impl Controller {
                     let decided = handlers::node_update_pod(
                         &mut self.timed,
                         &profile,
+                        &self.arrivals,
                         &pods[next],
                         &taints,
                         listed_at,
@@ -490,7 +529,17 @@ impl Controller {
         out: &mut Vec<Effect>,
     ) {
         let profile = self.config.profile;
-        work::responded(&mut self.timed, request, result, &profile, view, now, out);
+        let arrivals = &self.arrivals;
+        work::responded(
+            &mut self.timed,
+            request,
+            result,
+            &profile,
+            view,
+            arrivals,
+            now,
+            out,
+        );
     }
 
     /// The requests sent and not yet answered, by id.
@@ -601,9 +650,9 @@ mod tests {
         let view = Cluster::default();
         let mut out = vec![];
         for name in ["a", "b"] {
-            c.pod_observed(None, Some(&pod(name, "node1", None)));
+            c.pod_observed(None, Some(&pod(name, "node1", None)), Time(0));
         }
-        c.pod_observed(None, Some(&pod("c", "node3", None)));
+        c.pod_observed(None, Some(&pod("c", "node3", None)), Time(0));
         c.step(Step::DispatchPod, &view, Time(0), &mut out);
         c.step(Step::DispatchPod, &view, Time(0), &mut out);
         assert_eq!(c.held().1.map(|i| &*i.key.name), Some("b"));
@@ -628,10 +677,10 @@ mod tests {
         let p = pod("p", "node1", None);
         view.pods.insert(p.key.clone(), p.clone());
         let mut out = vec![];
-        c.pod_observed(None, Some(&p));
+        c.pod_observed(None, Some(&p), Time(0));
         c.step(Step::DispatchPod, &view, Time(0), &mut out);
         c.step(Step::WorkerTakePod(4), &view, Time(0), &mut out);
-        c.node_observed(None, Some(&tainted("node1")));
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
         c.step(Step::DispatchNode, &view, Time(0), &mut out);
         assert!(c.tainted_nodes().is_empty());
         c.step(cont(4), &view, Time(0), &mut out);
@@ -664,7 +713,7 @@ mod tests {
             view.pods.insert(p.key.clone(), p);
         }
         let mut out = vec![];
-        c.node_observed(None, Some(&tainted("node1")));
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
         c.step(Step::DispatchNode, &view, Time(0), &mut out);
         c.step(Step::WorkerTakeNode(4), &view, Time(1), &mut out);
         assert!(c.tainted_nodes().contains_key("node1"));
@@ -700,7 +749,7 @@ mod tests {
         view.pods.insert(p.key.clone(), p);
         view.nodes.insert("node1".into(), tainted("node1"));
         let mut out = vec![];
-        c.node_observed(None, Some(&tainted("node1")));
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
         for s in [
             Step::DispatchNode,
             Step::WorkerTakeNode(4),
@@ -714,7 +763,7 @@ mod tests {
             taints: vec![],
         };
         view.nodes.insert("node1".into(), clean.clone());
-        c.node_observed(Some(&tainted("node1")), Some(&clean));
+        c.node_observed(Some(&tainted("node1")), Some(&clean), Time(0));
         out.clear();
         for s in [
             Step::DispatchNode,
@@ -743,7 +792,7 @@ mod tests {
                 view.pods.insert(p.key.clone(), p);
             }
             let mut out = vec![];
-            c.node_observed(None, Some(&tainted("node1")));
+            c.node_observed(None, Some(&tainted("node1")), Time(0));
             for s in [Step::DispatchNode, Step::WorkerTakeNode(4), cont(4)] {
                 c.step(s, &view, Time(0), &mut out);
             }
@@ -778,6 +827,7 @@ mod tests {
         let first = handlers::process_pod_on_node(
             &mut q,
             &profile,
+            &Arrivals::default(),
             &p,
             &taints,
             Time(7),
@@ -788,6 +838,7 @@ mod tests {
         let again = handlers::process_pod_on_node(
             &mut q,
             &profile,
+            &Arrivals::default(),
             &p,
             &taints,
             Time(7),
@@ -821,7 +872,7 @@ mod tests {
         let p = pod("a", "node1", Some(10));
         view.pods.insert(p.key.clone(), p);
         let mut out = vec![];
-        c.node_observed(None, Some(&tainted("node1")));
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
         for s in [
             Step::DispatchNode,
             Step::WorkerTakeNode(4),
@@ -833,6 +884,96 @@ mod tests {
         assert!(c.next_deadline().is_some());
         c.restarted();
         assert_eq!(c, Controller::new(Config::new(Profile::v1_18())));
+    }
+
+    /// Runs the first enabled step until none is left at `now` (timers due included).
+    fn settle(c: &mut Controller, view: &Cluster, now: Time, out: &mut Vec<Effect>) {
+        while let Some(step) = steps(c, now).into_iter().next() {
+            c.step(step, view, now, out);
+        }
+    }
+
+    fn deletes(effects: &[Effect]) -> usize {
+        effects
+            .iter()
+            .filter(|e| matches!(e, Effect::Api(r) if r.verb == crate::core::Verb::Delete))
+            .count()
+    }
+
+    /// PROFILE-10 (fixed): taint `t` is removed and re-added at the instant the work's PATCH is
+    /// in flight. The re-check before the DELETE sees a taint that arrived now, so the earliest
+    /// legal eviction is 10 s away: the work is re-armed for it, no DELETE is sent. (With the
+    /// deadline `created_at + m` the re-check passed and the DELETE was premature.)
+    #[test]
+    fn readded_taint_during_patch_rearms_the_work() {
+        let mut c = Controller::new(Config::new(Profile::fixed()));
+        let mut view = Cluster::default();
+        let mut out = vec![];
+        let p = pod("a", "node1", Some(10));
+        view.pods.insert(p.key.clone(), p.clone());
+        view.nodes.insert("node1".into(), tainted("node1"));
+        c.pod_observed(None, Some(&p), Time(0));
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
+        settle(&mut c, &view, Time(0), &mut out);
+        assert_eq!(c.next_deadline(), Some(Time(10_000)));
+        settle(&mut c, &view, Time(10_000), &mut out);
+        let patch = c
+            .pending_requests()
+            .next()
+            .cloned()
+            .expect("PATCH in flight");
+        assert_eq!(patch.verb, crate::core::Verb::PatchDisruptionTarget);
+        let clean = Node {
+            name: "node1".into(),
+            taints: vec![],
+        };
+        c.node_observed(Some(&tainted("node1")), Some(&clean), Time(10_000));
+        c.node_observed(Some(&clean), Some(&tainted("node1")), Time(10_000));
+        out.clear();
+        c.api_responded(patch.id, ApiResult::Ok(None), &view, Time(10_000), &mut out);
+        assert_eq!(deletes(&out), 0, "{out:?}");
+        assert_eq!(
+            notes(&out),
+            [Note::Rescheduled {
+                fire_at: Time(20_000)
+            }]
+        );
+        assert_eq!(c.next_deadline(), Some(Time(20_000)));
+    }
+
+    /// PROFILE-10 (fixed): a second taint tolerated for less time, arriving later, does not pull
+    /// the deadline before its own arrival plus its toleration: the first taint's deadline stays.
+    #[test]
+    fn later_shorter_taint_keeps_each_taints_own_deadline() {
+        let taint = |k: &str| Taint::new(k, "", TaintEffect::NoExecute);
+        let node = |keys: &[&str]| Node {
+            name: "node1".into(),
+            taints: keys.iter().map(|k| taint(k)).collect(),
+        };
+        let mut p = pod("a", "node1", None);
+        p.tolerations = [("x", 100), ("y", 10)]
+            .iter()
+            .map(|(k, s)| Toleration::exists(k, Some(TaintEffect::NoExecute), Some(*s)))
+            .collect();
+        let mut c = Controller::new(Config::new(Profile::fixed()));
+        let mut view = Cluster::default();
+        let mut out = vec![];
+        view.pods.insert(p.key.clone(), p.clone());
+        view.nodes.insert("node1".into(), node(&["x"]));
+        c.pod_observed(None, Some(&p), Time(0));
+        c.node_observed(None, Some(&node(&["x"])), Time(0));
+        settle(&mut c, &view, Time(0), &mut out);
+        assert_eq!(c.next_deadline(), Some(Time(100_000)));
+        view.nodes.insert("node1".into(), node(&["x", "y"]));
+        c.node_observed(Some(&node(&["x"])), Some(&node(&["x", "y"])), Time(95_000));
+        settle(&mut c, &view, Time(95_000), &mut out);
+        assert_eq!(deletes(&out), 0, "{out:?}");
+        assert_eq!(c.next_deadline(), Some(Time(100_000)));
+        // With x removed, y's own deadline (95 s + 10 s) is the one left.
+        view.nodes.insert("node1".into(), node(&["y"]));
+        c.node_observed(Some(&node(&["x", "y"])), Some(&node(&["y"])), Time(96_000));
+        settle(&mut c, &view, Time(96_000), &mut out);
+        assert_eq!(c.next_deadline(), Some(Time(105_000)));
     }
 
     mod explore {
@@ -904,7 +1045,7 @@ mod tests {
                 if let Entry::Timer { work, fire_at, .. } = entry {
                     prop_assert!(q.work(*work).is_some_and(|w| w.fire_at == *fire_at
                         || c.profile().deadline_policy
-                            == crate::profile::DeadlinePolicy::Recompute));
+                            == crate::profile::DeadlinePolicy::EarliestLegal));
                 }
             }
             Ok(())
@@ -932,22 +1073,22 @@ mod tests {
                     match op {
                         Op::PutNode(node) => {
                             let old = view.nodes.insert(node.name.clone(), node.clone());
-                            c.node_observed(old.as_ref(), Some(&node));
+                            c.node_observed(old.as_ref(), Some(&node), now);
                         }
                         Op::DeleteNode(i) => {
                             if let Some(name) = nth(view.nodes.keys().cloned(), i) {
                                 let old = view.nodes.remove(&name);
-                                c.node_observed(old.as_ref(), None);
+                                c.node_observed(old.as_ref(), None, now);
                             }
                         }
                         Op::PutPod(pod) => {
                             let old = view.pods.insert(pod.key.clone(), pod.clone());
-                            c.pod_observed(old.as_ref(), Some(&pod));
+                            c.pod_observed(old.as_ref(), Some(&pod), now);
                         }
                         Op::DeletePod(i) => {
                             if let Some(key) = nth(view.pods.keys().cloned(), i) {
                                 let old = view.pods.remove(&key);
-                                c.pod_observed(old.as_ref(), None);
+                                c.pod_observed(old.as_ref(), None, now);
                             }
                         }
                         Op::Step(i) => {

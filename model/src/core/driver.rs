@@ -73,24 +73,26 @@ impl Driver {
     /// Create or replace a node, delivering the informer event.
     pub fn put_node(&mut self, node: Node) {
         let old = self.cluster.nodes.insert(node.name.clone(), node.clone());
-        self.controller.node_observed(old.as_ref(), Some(&node));
+        self.controller
+            .node_observed(old.as_ref(), Some(&node), self.now);
     }
 
     pub fn delete_node(&mut self, name: &str) {
         if let Some(old) = self.cluster.nodes.remove(name) {
-            self.controller.node_observed(Some(&old), None);
+            self.controller.node_observed(Some(&old), None, self.now);
         }
     }
 
     /// Create or replace a pod, delivering the informer event.
     pub fn put_pod(&mut self, pod: Pod) {
         let old = self.cluster.pods.insert(pod.key.clone(), pod.clone());
-        self.controller.pod_observed(old.as_ref(), Some(&pod));
+        self.controller
+            .pod_observed(old.as_ref(), Some(&pod), self.now);
     }
 
     pub fn delete_pod(&mut self, key: &PodKey) {
         if let Some(old) = self.cluster.pods.remove(key) {
-            self.controller.pod_observed(Some(&old), None);
+            self.controller.pod_observed(Some(&old), None, self.now);
         }
     }
 

@@ -2,6 +2,7 @@
 //! `processPodOnNode`, the one place the controller decides what happens to a pod.
 //! Spec: CORE-A5..CORE-A7, CORE-PRE.
 
+use super::arrivals::Arrivals;
 use super::effect::{Decision, Effect, EventKind, EventRecord, Note};
 use super::intake::PodItem;
 use super::timed_queue::{Entry, Immediate, KeyView, TimedQueue, WorkPhase};
@@ -9,7 +10,7 @@ use super::ClusterView;
 use crate::api::{NodeName, Pod, PodKey, Taint};
 use crate::matching::{verdict, TolerationTime, Verdict};
 use crate::profile::{DeadlinePolicy, ImmediatePath, Profile, WorkKeyPolicy};
-use crate::time::{Duration, Time};
+use crate::time::Time;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -54,6 +55,7 @@ pub fn update_tainted_nodes(
 pub fn node_update_pod(
     queue: &mut TimedQueue,
     profile: &Profile,
+    arrivals: &Arrivals,
     pod: &Pod,
     taints: &[Taint],
     now: Time,
@@ -65,7 +67,7 @@ pub fn node_update_pod(
         None
     } else {
         Some(process_pod_on_node(
-            queue, profile, pod, taints, now, immediate, out,
+            queue, profile, arrivals, pod, taints, now, immediate, out,
         ))
     }
 }
@@ -79,6 +81,7 @@ pub fn handle_node_update(
     queue: &mut TimedQueue,
     tainted: &mut TaintedNodes,
     profile: &Profile,
+    arrivals: &Arrivals,
     view: &impl ClusterView,
     name: &NodeName,
     now: Time,
@@ -90,7 +93,7 @@ pub fn handle_node_update(
     };
     let pods = view.pods_on_node(name);
     for pod in &pods {
-        node_update_pod(queue, profile, pod, &taints, now, immediate, out);
+        node_update_pod(queue, profile, arrivals, pod, &taints, now, immediate, out);
     }
     pods.len()
 }
@@ -105,6 +108,7 @@ pub fn handle_pod_update(
     queue: &mut TimedQueue,
     tainted: &TaintedNodes,
     profile: &Profile,
+    arrivals: &Arrivals,
     view: &impl ClusterView,
     item: &PodItem,
     now: Time,
@@ -125,7 +129,7 @@ pub fn handle_pod_update(
     }
     let taints = tainted.get(item.node_name.as_ref()?)?;
     Some(process_pod_on_node(
-        queue, profile, pod, taints, now, immediate, out,
+        queue, profile, arrivals, pod, taints, now, immediate, out,
     ))
 }
 
@@ -180,12 +184,15 @@ fn note(pod: &PodKey, note: Note) -> Effect {
 ///
 /// Time is discrete here, so `CreatedAt == now` can happen where production clocks always give
 /// `CreatedAt < now` (N8); we follow production and keep the timer on equality.
-/// Under [`DeadlinePolicy::Recompute`] step 2 and 4 move the existing deadline instead. Spec: CORE-A7.
+/// Under [`DeadlinePolicy::EarliestLegal`] steps 2 to 4 are one: the deadline is the earliest
+/// legal eviction from the controller's arrival record ([`Arrivals`]), `None` cancelling as
+/// step 3 does. Spec: CORE-A7, PROFILE-10.
 #[doc(alias = "processPodOnNode")]
 #[allow(clippy::too_many_arguments)]
 pub fn process_pod_on_node(
     queue: &mut TimedQueue,
     profile: &Profile,
+    arrivals: &Arrivals,
     pod: &Pod,
     taints: &[Taint],
     now: Time,
@@ -197,9 +204,18 @@ pub fn process_pod_on_node(
     if zero {
         cancel_with_event(queue, profile, key, out);
     }
-    let decided = match verdict(taints, &pod.tolerations, profile.comparison_operators) {
-        Verdict::Untolerated => match profile.deadline_policy {
-            DeadlinePolicy::FirstWins => {
+    let ops = profile.comparison_operators;
+    let decided = if profile.deadline_policy == DeadlinePolicy::EarliestLegal {
+        match arrivals.earliest_eviction(pod, taints, ops, now) {
+            None => {
+                cancel_with_event(queue, profile, key, out);
+                Note::ToleratedForever
+            }
+            Some(due) => schedule_at(queue, key, due, now, out),
+        }
+    } else {
+        match verdict(taints, &pod.tolerations, ops) {
+            Verdict::Untolerated => {
                 cancel_with_event(queue, profile, key, out);
                 let immediate = match profile.immediate_path {
                     ImmediatePath::TwoNows => immediate,
@@ -208,21 +224,15 @@ pub fn process_pod_on_node(
                 queue.add_work(&key, now, now, immediate, out);
                 Note::EvictNow
             }
-            DeadlinePolicy::Recompute => match recompute(queue, key, Duration::ZERO, now, out) {
-                Note::Scheduled { .. } => Note::EvictNow,
-                other => other,
-            },
-        },
-        Verdict::Tolerated(TolerationTime::Forever) => {
-            if profile.cancel_on_forever {
-                cancel_with_event(queue, profile, key, out);
-                Note::ToleratedForever
-            } else {
-                Note::ForeverNotCancelled
+            Verdict::Tolerated(TolerationTime::Forever) => {
+                if profile.cancel_on_forever {
+                    cancel_with_event(queue, profile, key, out);
+                    Note::ToleratedForever
+                } else {
+                    Note::ForeverNotCancelled
+                }
             }
-        }
-        Verdict::Tolerated(TolerationTime::After(m)) => match profile.deadline_policy {
-            DeadlinePolicy::FirstWins => {
+            Verdict::Tolerated(TolerationTime::After(m)) => {
                 let trigger = now.plus(m);
                 let mut start = now;
                 if let Some((created_at, fire_at, _)) = queue.get_worker(&key) {
@@ -238,20 +248,20 @@ pub fn process_pod_on_node(
                     None => Note::AlreadyExisting,
                 }
             }
-            DeadlinePolicy::Recompute => recompute(queue, key, m, now, out),
-        },
+        }
     };
     let decided = if zero { Note::ZeroTaints } else { decided };
     out.push(note(&pod.key, decided));
     decided
 }
 
-/// The fixed design's scheduling: the deadline is `created_at + m` of the live work for `key`,
-/// moved earlier or later as `m` changes; a missing or finished work is replaced by a new one.
-fn recompute(
+/// The fixed design's scheduling ([`DeadlinePolicy::EarliestLegal`]): the live work for `key` is
+/// moved to `due`, earlier or later; a running one is left to its re-check; a missing or
+/// finished one is replaced by a new work due then (at once when `due` has passed).
+fn schedule_at(
     queue: &mut TimedQueue,
     key: KeyView<'_>,
-    m: Duration,
+    due: Time,
     now: Time,
     out: &mut Vec<Effect>,
 ) -> Note {
@@ -260,24 +270,27 @@ fn recompute(
         .and_then(Entry::work)
         .and_then(|id| queue.work(id).map(|w| (id, w)))
         .filter(|(_, w)| !w.cancelled && !matches!(w.phase, WorkPhase::Finished { .. }))
-        .map(|(id, w)| (id, w.created_at, w.fire_at, w.phase == WorkPhase::Armed));
+        .map(|(id, w)| (id, w.fire_at, w.phase == WorkPhase::Armed));
     match live {
-        Some((id, created_at, fire_at, true)) => {
-            let deadline = created_at.plus(m);
-            if deadline == fire_at {
+        Some((id, fire_at, true)) => {
+            if due == fire_at {
                 Note::KeptExisting { fire_at }
             } else {
-                queue.reschedule(&key, id, deadline, now, out);
-                Note::Rescheduled { fire_at: deadline }
+                queue.reschedule(&key, id, due, now, out);
+                Note::Rescheduled { fire_at: due }
             }
         }
         // Running: it re-checks the caches before each request.
-        Some((_, _, fire_at, false)) => Note::KeptExisting { fire_at },
+        Some((_, fire_at, false)) => Note::KeptExisting { fire_at },
         None => {
             queue.forget(&key);
-            let fire_at = now.plus(m);
+            let fire_at = due.max(now);
             queue.add_work(&key, now, fire_at, Immediate::Nil, out);
-            Note::Scheduled { fire_at }
+            if fire_at == now {
+                Note::EvictNow
+            } else {
+                Note::Scheduled { fire_at }
+            }
         }
     }
 }

@@ -36,6 +36,7 @@
 //! outstanding request ([`RequestId`]) carry the same number, so states that differ only in
 //! history compare equal. `ArmTimer` for an armed id replaces that timer.
 
+pub mod arrivals;
 pub mod controller;
 pub mod driver;
 pub mod effect;
@@ -47,6 +48,7 @@ pub mod work;
 mod work_ids;
 pub mod workqueue;
 
+pub use arrivals::Arrivals;
 pub use controller::{Config, Controller, NodePhase, Shard, Step, Worker};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, Note, RequestId, TimerId,

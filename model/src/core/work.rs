@@ -3,6 +3,7 @@
 //! backoff between attempts, then the outcome that the completion step writes to the map.
 //! Spec: CORE-A11..CORE-A14.
 
+use super::arrivals::Arrivals;
 use super::effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, Note, RequestId, TimerId,
     Verb, WorkId,
@@ -10,7 +11,6 @@ use super::effect::{
 use super::timed_queue::{Outcome, TimedQueue, Work, WorkPhase};
 use super::ClusterView;
 use crate::api::{Taint, Uid};
-use crate::matching::{verdict, TolerationTime, Verdict};
 use crate::profile::{CancelFlag, DeleteSequence, Profile};
 use crate::time::{Duration, Time};
 
@@ -22,6 +22,7 @@ pub fn fire_timer(
     timer: TimerId,
     profile: &Profile,
     view: &impl ClusterView,
+    arrivals: &Arrivals,
     now: Time,
     out: &mut Vec<Effect>,
 ) -> bool {
@@ -36,7 +37,7 @@ pub fn fire_timer(
         }
         WorkPhase::Backoff { attempt, until } if until <= now => {
             if profile.durable_retry || attempt < profile.attempts {
-                begin_attempt(queue, id, attempt + 1, profile, view, now, out);
+                begin_attempt(queue, id, attempt + 1, profile, view, arrivals, now, out);
             } else {
                 finish(queue, id, Outcome::Failed, Some(Note::GaveUp), out);
             }
@@ -53,6 +54,7 @@ pub fn start_work(
     id: WorkId,
     profile: &Profile,
     view: &impl ClusterView,
+    arrivals: &Arrivals,
     now: Time,
     out: &mut Vec<Effect>,
 ) -> bool {
@@ -68,24 +70,26 @@ pub fn start_work(
         out.push(decision(pod, Note::Suppressed));
         return true;
     }
-    if profile.recheck_before_delete && !recheck(queue, id, profile, view, now, out) {
+    if profile.recheck_before_delete && !recheck(queue, id, profile, view, arrivals, now, out) {
         return true;
     }
     out.push(Effect::Event(EventRecord {
         pod,
         kind: EventKind::MarkingForDeletion,
     }));
-    begin_attempt(queue, id, 1, profile, view, now, out);
+    begin_attempt(queue, id, 1, profile, view, arrivals, now, out);
     true
 }
 
 /// The API server answered `request`. Returns false if no work awaits it. Spec: CORE-A13.
+#[allow(clippy::too_many_arguments)]
 pub fn responded(
     queue: &mut TimedQueue,
     request: RequestId,
     result: ApiResult,
     profile: &Profile,
     view: &impl ClusterView,
+    arrivals: &Arrivals,
     now: Time,
     out: &mut Vec<Effect>,
 ) -> bool {
@@ -101,7 +105,9 @@ pub fn responded(
     match (result, verb) {
         (ApiResult::Ok(fetched), Verb::Get) => {
             let next = Verb::PatchDisruptionTarget;
-            send(queue, id, attempt, next, fetched, profile, view, now, out);
+            send(
+                queue, id, attempt, next, fetched, profile, view, arrivals, now, out,
+            );
         }
         (ApiResult::Ok(_), Verb::PatchDisruptionTarget) => {
             let uid = if profile.uid_precondition { uid } else { None };
@@ -113,6 +119,7 @@ pub fn responded(
                 uid,
                 profile,
                 view,
+                arrivals,
                 now,
                 out,
             );
@@ -151,12 +158,14 @@ fn backoff(profile: &Profile, attempt: u32) -> Duration {
 }
 
 /// Attempt `attempt` sends its first request.
+#[allow(clippy::too_many_arguments)]
 fn begin_attempt(
     queue: &mut TimedQueue,
     id: WorkId,
     attempt: u32,
     profile: &Profile,
     view: &impl ClusterView,
+    arrivals: &Arrivals,
     now: Time,
     out: &mut Vec<Effect>,
 ) {
@@ -168,7 +177,9 @@ fn begin_attempt(
         DeleteSequence::GetPatchDelete => (Verb::Get, None),
         DeleteSequence::PatchDelete => (Verb::PatchDisruptionTarget, work.key.uid.clone()),
     };
-    send(queue, id, attempt, verb, uid, profile, view, now, out);
+    send(
+        queue, id, attempt, verb, uid, profile, view, arrivals, now, out,
+    );
 }
 
 /// The UID a DELETE is conditioned on, if the profile conditions it.
@@ -189,6 +200,7 @@ fn send(
     uid: Option<Uid>,
     profile: &Profile,
     view: &impl ClusterView,
+    arrivals: &Arrivals,
     now: Time,
     out: &mut Vec<Effect>,
 ) {
@@ -201,7 +213,7 @@ fn send(
     }
     if profile.recheck_before_delete
         && verb != Verb::Get
-        && !recheck(queue, id, profile, view, now, out)
+        && !recheck(queue, id, profile, view, arrivals, now, out)
     {
         return;
     }
@@ -251,9 +263,15 @@ pub enum Recheck {
     Void,
 }
 
-/// Re-evaluate `work` against the informer caches, with its original `created_at`.
-/// Spec: CORE-A14.
-pub fn evaluate(work: &Work, profile: &Profile, view: &impl ClusterView, now: Time) -> Recheck {
+/// Re-evaluate `work` against the informer caches: the earliest legal eviction `E` derived again
+/// from the cached pod and node and the controller's arrival record. Spec: CORE-A14.
+pub fn evaluate(
+    work: &Work,
+    profile: &Profile,
+    view: &impl ClusterView,
+    arrivals: &Arrivals,
+    now: Time,
+) -> Recheck {
     let Some(pod) = view.pod(&work.key.pod) else {
         return Recheck::Void;
     };
@@ -267,17 +285,10 @@ pub fn evaluate(work: &Work, profile: &Profile, view: &impl ClusterView, now: Ti
     if taints.is_empty() {
         return Recheck::Void;
     }
-    match verdict(&taints, &pod.tolerations, profile.comparison_operators) {
-        Verdict::Untolerated => Recheck::Due,
-        Verdict::Tolerated(TolerationTime::Forever) => Recheck::Void,
-        Verdict::Tolerated(TolerationTime::After(m)) => {
-            let deadline = work.created_at.plus(m);
-            if deadline <= now {
-                Recheck::Due
-            } else {
-                Recheck::Later(deadline)
-            }
-        }
+    match arrivals.earliest_eviction(pod, &taints, profile.comparison_operators, now) {
+        None => Recheck::Void,
+        Some(due) if due <= now => Recheck::Due,
+        Some(due) => Recheck::Later(due),
     }
 }
 
@@ -288,13 +299,14 @@ fn recheck(
     id: WorkId,
     profile: &Profile,
     view: &impl ClusterView,
+    arrivals: &Arrivals,
     now: Time,
     out: &mut Vec<Effect>,
 ) -> bool {
     let Some(work) = queue.work_mut(id) else {
         return false;
     };
-    match evaluate(work, profile, view, now) {
+    match evaluate(work, profile, view, arrivals, now) {
         Recheck::Due => true,
         Recheck::Later(fire_at) => {
             work.fire_at = fire_at;

@@ -166,7 +166,7 @@ impl State {
         }
     }
 
-    fn deliver_node(&mut self) {
+    fn deliver_node(&mut self, now: Time) {
         let Some(p) = self.nodes.pop_front() else {
             return;
         };
@@ -174,10 +174,11 @@ impl State {
             Some(n) => self.cache.nodes.insert(p.key, n.clone()),
             None => self.cache.nodes.remove(&p.key),
         };
-        self.ctrl.node_observed(old.as_deref(), p.new.as_deref());
+        self.ctrl
+            .node_observed(old.as_deref(), p.new.as_deref(), now);
     }
 
-    fn deliver_pod(&mut self) {
+    fn deliver_pod(&mut self, now: Time) {
         let Some(p) = self.pods.pop_front() else {
             return;
         };
@@ -185,7 +186,8 @@ impl State {
             Some(pod) => self.cache.pods.insert(p.key, pod.clone()),
             None => self.cache.pods.remove(&p.key),
         };
-        self.ctrl.pod_observed(old.as_deref(), p.new.as_deref());
+        self.ctrl
+            .pod_observed(old.as_deref(), p.new.as_deref(), now);
     }
 
     /// Nothing queued, dispatched, held or being handled, and no work between its timer and
@@ -370,8 +372,8 @@ impl Machine {
     /// `s` after `m`.
     fn apply(&self, mut s: State, m: Move, now: Time, truth: &Truth) -> State {
         match m {
-            Move::DeliverNode => s.deliver_node(),
-            Move::DeliverPod => s.deliver_pod(),
+            Move::DeliverNode => s.deliver_node(now),
+            Move::DeliverPod => s.deliver_pod(now),
             Move::Step(step) => {
                 let mut effects = Vec::new();
                 s.ctrl.step(step, &s.cache, now, &mut effects);
@@ -722,12 +724,26 @@ impl Machine {
         dedup(out)
     }
 
-    /// Brings a node into a state's view as if the controller had long observed it: cached,
-    /// handled (so `taintedNodes` knows its taints), before any pod of the component is bound
-    /// to it in the cache. The handling runs to completion in the core's fixed step order.
-    pub fn introduce_node(&self, s: &mut State, node: &Arc<Node>, now: Time, truth: &Truth) {
-        let old = s.cache.nodes.insert(node.name.clone(), node.clone());
-        s.ctrl.node_observed(old.as_deref(), Some(node));
+    /// Brings a node into a state's view as if the controller had long observed it: its changes
+    /// `known` (instant, object; the last one present) observed when they were made, so the
+    /// arrival record dates each taint from its change (CORE-S9), then handled (so
+    /// `taintedNodes` knows its taints), before any pod of the component is bound to it in the
+    /// cache. The handling runs to completion in the core's fixed step order.
+    pub fn introduce_node<'a>(
+        &self,
+        s: &mut State,
+        name: &NodeName,
+        known: impl IntoIterator<Item = &'a (Time, Option<Arc<Node>>)>,
+        now: Time,
+        truth: &Truth,
+    ) {
+        for (at, node) in known {
+            let old = match node {
+                Some(n) => s.cache.nodes.insert(name.clone(), n.clone()),
+                None => s.cache.nodes.remove(name),
+            };
+            s.ctrl.node_observed(old.as_deref(), node.as_deref(), *at);
+        }
         let mut steps = Vec::new();
         while !s.pipeline_idle() {
             steps.clear();

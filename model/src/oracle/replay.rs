@@ -533,13 +533,15 @@ impl Oracle {
         let seen = log
             .iter()
             .rposition(|(at, _)| at.plus(self.machine.bound) < t);
-        let (base, pending) = match seen {
-            Some(i) => (log[i].1.as_ref(), log.range(i + 1..)),
-            None => (None, log.range(..)),
+        let (known, pending) = match seen {
+            Some(i) if log[i].1.is_some() => (log.range(..=i), log.range(i + 1..)),
+            Some(i) => (log.range(..0), log.range(i + 1..)),
+            None => (log.range(..0), log.range(..)),
         };
         for s in &mut c.states {
-            if let Some(n) = base {
-                self.machine.introduce_node(s, n, t, &self.truth);
+            if known.len() > 0 {
+                self.machine
+                    .introduce_node(s, node, known.clone(), t, &self.truth);
             }
             for (at, new) in pending.clone() {
                 s.nodes.push_back(Pending {

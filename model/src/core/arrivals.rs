@@ -1,0 +1,173 @@
+//! The fixed design's arrival record: when the controller first observed each NoExecute taint
+//! on each node, and each pod incarnation bound to its node, continuously since. Kept by the
+//! informer event handlers (they see every change, so a taint removed and re-added between two
+//! node updates still restarts its clock) and read by the deadline computation and the re-check,
+//! which derive the earliest legal eviction from it (spec CORE-S9, PROFILE-10). Upstream keeps
+//! nothing of the kind: its deadline is the first decision's `now + m` (N9, T2, T3).
+
+use crate::api::{Node, NodeName, Pod, PodKey, Taint, Uid};
+use crate::matching::{self, is_no_execute};
+use crate::time::Time;
+use std::collections::BTreeMap;
+
+/// Arrival instants as observed by the controller's informer handlers. Spec: CORE-S9.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Arrivals {
+    /// Per node, its NoExecute taints in node order, each with the instant it was first observed.
+    taints: BTreeMap<NodeName, Vec<(Taint, Time)>>,
+    /// Per pod name, the bound incarnation observed and since when it was observed bound there.
+    pods: BTreeMap<PodKey, PodArrival>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct PodArrival {
+    uid: Uid,
+    node: NodeName,
+    since: Time,
+}
+
+impl Arrivals {
+    /// A node informer event at `now` (`new` None: deleted). A taint equal to one observed before
+    /// keeps its instant (the model's caches use the same identity, MODEL-S3); others start now.
+    pub fn node_observed(&mut self, name: &NodeName, new: Option<&Node>, now: Time) {
+        let old = self.taints.remove(name).unwrap_or_default();
+        let Some(node) = new else {
+            return;
+        };
+        let seen: Vec<(Taint, Time)> = node
+            .taints
+            .iter()
+            .filter(|t| is_no_execute(t))
+            .map(|t| {
+                let since = old.iter().find(|(o, _)| o == t).map_or(now, |(_, s)| *s);
+                (t.clone(), since)
+            })
+            .collect();
+        if !seen.is_empty() {
+            self.taints.insert(name.clone(), seen);
+        }
+    }
+
+    /// A pod informer event at `now` (`new` None: deleted). The same incarnation on the same node
+    /// keeps its instant; a new incarnation or node starts now; an unbound pod has none.
+    pub fn pod_observed(&mut self, key: &PodKey, new: Option<&Pod>, now: Time) {
+        let old = self.pods.remove(key);
+        let Some((pod, node)) = new.and_then(|p| Some((p, p.node_name.as_ref()?))) else {
+            return;
+        };
+        let since = old
+            .filter(|o| o.uid == pod.uid && o.node == *node)
+            .map_or(now, |o| o.since);
+        let arrival = PodArrival {
+            uid: pod.uid.clone(),
+            node: node.clone(),
+            since,
+        };
+        self.pods.insert(key.clone(), arrival);
+    }
+
+    /// The earliest legal eviction of `pod` from its node whose NoExecute taints are `taints`
+    /// ([`matching::earliest_eviction`] on the recorded instants). A taint or pod not (or no
+    /// longer) recorded counts from `now`, the latest instant it can have arrived: a handler may
+    /// act on a listing the informer has since changed, and the re-check then corrects it.
+    /// Spec: PROFILE-10.
+    pub fn earliest_eviction(
+        &self,
+        pod: &Pod,
+        taints: &[Taint],
+        comparison_operators: bool,
+        now: Time,
+    ) -> Option<Time> {
+        let node = pod.node_name.as_ref();
+        let recorded = node.and_then(|n| self.taints.get(n));
+        let pod_since = self
+            .pods
+            .get(&pod.key)
+            .filter(|a| a.uid == pod.uid && Some(&a.node) == node)
+            .map_or(now, |a| a.since);
+        let since = |t: &Taint| {
+            recorded
+                .and_then(|r| r.iter().find(|(o, _)| o == t))
+                .map_or(now, |(_, s)| *s)
+        };
+        matching::earliest_eviction(
+            taints.iter().map(|t| (t, since(t))),
+            &pod.tolerations,
+            pod_since,
+            comparison_operators,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{TaintEffect, Toleration};
+    use crate::time::Duration;
+
+    fn taint(key: &str) -> Taint {
+        Taint::new(key, "", TaintEffect::NoExecute)
+    }
+
+    fn node(taints: &[&str]) -> Node {
+        Node {
+            name: "node1".into(),
+            taints: taints.iter().map(|k| taint(k)).collect(),
+        }
+    }
+
+    fn pod(uid: &str, tolerations: &[(&str, i64)]) -> Pod {
+        Pod {
+            key: PodKey::new("ns", "p"),
+            uid: Uid(uid.into()),
+            node_name: Some("node1".into()),
+            tolerations: tolerations
+                .iter()
+                .map(|(k, s)| Toleration::exists(k, Some(TaintEffect::NoExecute), Some(*s)))
+                .collect(),
+        }
+    }
+
+    /// Two taints tolerated for different times, observed at different instants: the deadline is
+    /// the earlier of each taint's own `since + s`, not the first decision's `now + m`.
+    #[test]
+    fn each_taint_counts_from_its_own_arrival() {
+        let mut a = Arrivals::default();
+        let p = pod("p-1", &[("a", 100), ("b", 10)]);
+        a.pod_observed(&p.key, Some(&p), Time(0));
+        a.node_observed(&"node1".into(), Some(&node(&["a"])), Time(1_000));
+        a.node_observed(&"node1".into(), Some(&node(&["a", "b"])), Time(95_000));
+        let taints = node(&["a", "b"]).taints;
+        let due = a.earliest_eviction(&p, &taints, true, Time(95_000));
+        assert_eq!(due, Some(Time(95_000).plus(Duration::from_secs(10))));
+        let alone = a.earliest_eviction(&p, &taints[..1], true, Time(95_000));
+        assert_eq!(alone, Some(Time(1_000).plus(Duration::from_secs(100))));
+    }
+
+    /// A taint removed and re-added restarts its clock, however quickly it comes back; the pod's
+    /// own arrival bounds every taint's start.
+    #[test]
+    fn removal_restarts_a_taint_and_pod_arrival_bounds_it() {
+        let mut a = Arrivals::default();
+        let p = pod("p-1", &[("a", 10)]);
+        a.node_observed(&"node1".into(), Some(&node(&["a"])), Time(0));
+        a.pod_observed(&p.key, Some(&p), Time(3_000));
+        let taints = node(&["a"]).taints;
+        assert_eq!(
+            a.earliest_eviction(&p, &taints, true, Time(3_000)),
+            Some(Time(13_000))
+        );
+        a.node_observed(&"node1".into(), Some(&node(&[])), Time(20_000));
+        a.node_observed(&"node1".into(), Some(&node(&["a"])), Time(20_000));
+        assert_eq!(
+            a.earliest_eviction(&p, &taints, true, Time(20_000)),
+            Some(Time(30_000))
+        );
+        let successor = pod("p-2", &[("a", 10)]);
+        assert_eq!(
+            a.earliest_eviction(&successor, &taints, true, Time(25_000)),
+            Some(Time(35_000)),
+            "an unrecorded incarnation counts from now"
+        );
+    }
+}
