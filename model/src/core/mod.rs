@@ -46,7 +46,7 @@ pub mod timed_queue;
 pub mod work;
 pub mod workqueue;
 
-pub use controller::{Config, Controller, NodePhase, Shard, Step, Worker};
+pub use controller::{Config, Controller, NodePhase, PodRenaming, Shard, Step, Worker};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, Note, RequestId, TimerId,
     Verb, WorkId, EVENT_REASON,
