@@ -138,6 +138,9 @@ pub struct CheckArgs {
     /// Seed of the simulation strategy.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Symmetry reduction over interchangeable pods (dfs and simulation only).
+    #[arg(long)]
+    pub symmetry: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -163,7 +166,12 @@ pub fn run(args: CheckArgs) -> ExitCode {
         threads: args.threads,
         target_states: args.target_states,
         seed: args.seed,
+        symmetry: args.symmetry,
     };
+    if let Err(e) = opts.check() {
+        eprintln!("taintcheck check: {e}");
+        return ExitCode::from(2);
+    }
     let tty = std::io::stderr().is_terminal();
     let report = run::run(model, &opts, |states, unique, depth| {
         if tty {
@@ -192,10 +200,11 @@ pub fn render(r: &Report) -> String {
     };
     let _ = writeln!(
         s,
-        "profile {}, config {}, strategy {}{}",
+        "profile {}, config {}, strategy {}{}{}",
         r.profile,
         r.config,
         r.strategy,
+        if r.symmetry { ", symmetry" } else { "" },
         if r.complete { "" } else { " (incomplete)" }
     );
     let _ = writeln!(

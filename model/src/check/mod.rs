@@ -14,6 +14,7 @@ pub mod display;
 pub mod properties;
 pub mod run;
 pub mod state;
+pub mod symmetry;
 
 pub use action::{Action, EnvOp};
 pub use config::{CheckConfig, OpKind, Overrides};
@@ -139,6 +140,7 @@ impl TaintSys {
                 ..EnvState::default()
             },
             history: History::default(),
+            classes: symmetry::PodClasses::of(&self.config),
         };
         relist(&mut s);
         self.settle(s)

@@ -46,6 +46,23 @@ pub struct RunOptions {
     /// Stop after about this many states (simulation always needs one).
     pub target_states: Option<usize>,
     pub seed: u64,
+    /// Symmetry reduction over interchangeable pods (spec MODEL-SYM). stateright honours it in
+    /// DFS and simulation only; [`RunOptions::check`] refuses it with BFS.
+    pub symmetry: bool,
+}
+
+impl RunOptions {
+    /// The options' consistency, as a usage error message.
+    pub fn check(&self) -> Result<(), String> {
+        if self.symmetry && self.strategy == Strategy::Bfs {
+            return Err(
+                "--symmetry: needs --strategy dfs or simulation (stateright's BFS \
+                 ignores symmetry)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
 }
 
 impl Default for RunOptions {
@@ -55,6 +72,7 @@ impl Default for RunOptions {
             threads: 1,
             target_states: None,
             seed: 0,
+            symmetry: false,
         }
     }
 }
@@ -102,6 +120,7 @@ pub struct Report {
     pub profile: &'static str,
     pub config: String,
     pub strategy: &'static str,
+    pub symmetry: bool,
     pub states: usize,
     pub unique_states: usize,
     pub max_depth: usize,
@@ -120,7 +139,8 @@ impl Report {
 }
 
 /// Runs the checker to completion (or to the target) and builds the report. `progress` is
-/// called about once a second with (states, unique, depth).
+/// called about once a second with (states, unique, depth). Options must pass
+/// [`RunOptions::check`].
 pub fn run(
     model: TaintSys,
     opts: &RunOptions,
@@ -132,6 +152,9 @@ pub fn run(
     let mut builder = model.clone().checker().threads(opts.threads.max(1));
     if let Some(n) = opts.target_states {
         builder = builder.target_state_count(n);
+    }
+    if opts.symmetry {
+        builder = builder.symmetry();
     }
     let checker: Box<dyn Checker<TaintSys> + Send + Sync> = match opts.strategy {
         Strategy::Bfs => Box::new(builder.spawn_bfs()),
@@ -192,6 +215,7 @@ pub fn run(
         profile,
         config,
         strategy: opts.strategy.name(),
+        symmetry: opts.symmetry,
         states: checker.state_count(),
         unique_states: checker.unique_state_count(),
         max_depth: checker.max_depth(),

@@ -5,6 +5,7 @@
 //! Everything is ordered (`BTreeMap`, `VecDeque`) and small, so states hash deterministically.
 //! Spec: MODEL-S1..MODEL-S6 (specs/spec.md, "State variables").
 
+use super::symmetry::PodClasses;
 use crate::api::{Node, NodeName, Pod, PodKey, Uid};
 use crate::core::Controller;
 use crate::matching;
@@ -24,6 +25,8 @@ pub struct SysState {
     pub ctrl: Controller,
     pub env: EnvState,
     pub history: History,
+    /// The configuration's interchangeable pods (constant; ignored by `Eq` and `Hash`).
+    pub classes: PodClasses,
 }
 
 /// The API server's objects: the truth every cache lags behind. Spec: MODEL-S2.

@@ -66,6 +66,17 @@ impl Arrivals {
         self.pods.insert(key.clone(), arrival);
     }
 
+    /// Renames every recorded pod incarnation (see [`super::Controller::rename_pods`]).
+    pub(crate) fn rename_pods(&mut self, r: &impl super::PodRenaming) {
+        self.pods = std::mem::take(&mut self.pods)
+            .into_iter()
+            .map(|(key, a)| {
+                let uid = r.uid(&a.uid);
+                (r.key(&key), PodArrival { uid, ..a })
+            })
+            .collect();
+    }
+
     /// The earliest legal eviction of `pod` from its node whose NoExecute taints are `taints`
     /// ([`matching::earliest_eviction`] on the recorded instants). A taint or pod not (or no
     /// longer) recorded counts from `now`, the latest instant it can have arrived: a handler may

@@ -10,7 +10,7 @@ use super::timed_queue::{Immediate, TimedQueue, WorkPhase};
 use super::work;
 use super::workqueue::WorkQueue;
 use super::ClusterView;
-use crate::api::{Node, NodeName, Pod, Taint};
+use crate::api::{Node, NodeName, Pod, PodKey, Taint, Uid};
 use crate::matching::{verdict, Verdict};
 use crate::profile::{ImmediatePath, Profile};
 use crate::time::Time;
@@ -37,6 +37,23 @@ impl Config {
             workers: 8,
             node_channel_capacity: 10,
             pod_channel_capacity: 1,
+        }
+    }
+}
+
+/// A bijection on pods (their keys and the UIDs of their incarnations), applied to a state by
+/// [`Controller::rename_pods`]. Spec: MODEL-SYM.
+pub trait PodRenaming {
+    fn key(&self, key: &PodKey) -> PodKey;
+    fn uid(&self, uid: &Uid) -> Uid;
+
+    /// The pod object under the renaming (its node and tolerations are not pod identities).
+    fn pod(&self, pod: &Pod) -> Pod {
+        Pod {
+            key: self.key(&pod.key),
+            uid: self.uid(&pod.uid),
+            node_name: pod.node_name.clone(),
+            tolerations: pod.tolerations.clone(),
         }
     }
 }
@@ -571,6 +588,33 @@ impl Controller {
                 .works()
                 .values()
                 .all(|w| w.phase == WorkPhase::Armed)
+    }
+
+    /// Renames every pod the controller remembers (keys, UIDs, listed pods, queue items, works,
+    /// requests) by `r`, keeping each queue's order and re-sorting its sets: the one place that
+    /// knows where pods live in the core, for the model's symmetry reduction (spec MODEL-SYM).
+    pub fn rename_pods(&mut self, r: &impl PodRenaming) {
+        let item = |i: &PodItem| PodItem {
+            key: r.key(&i.key),
+            node_name: i.node_name.clone(),
+        };
+        self.timed.rename_pods(r);
+        self.arrivals.rename_pods(r);
+        self.pod_queue = self.pod_queue.map(item);
+        self.pod_held = self.pod_held.as_ref().map(item);
+        for shard in &mut self.shards {
+            shard.pods.iter_mut().for_each(|i| *i = item(i));
+            match &mut shard.worker {
+                Worker::Idle => {}
+                Worker::Draining { pod } => *pod = item(pod),
+                Worker::Node { phase, then, .. } => {
+                    *then = then.as_ref().map(item);
+                    if let NodePhase::Pods { pods, .. } = phase {
+                        *pods = pods.iter().map(|p| r.pod(p)).collect();
+                    }
+                }
+            }
+        }
     }
 
     /// Controller restart (or leader failover): every bit of in-memory state is lost; responses to

@@ -49,7 +49,7 @@ mod work_ids;
 pub mod workqueue;
 
 pub use arrivals::Arrivals;
-pub use controller::{Config, Controller, NodePhase, Shard, Step, Worker};
+pub use controller::{Config, Controller, NodePhase, PodRenaming, Shard, Step, Worker};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, Note, RequestId, TimerId,
     Verb, WorkId, EVENT_REASON,

@@ -499,6 +499,27 @@ impl TimedQueue {
         Some(work)
     }
 
+    /// Renames the pods of every entry, work and outstanding request (see
+    /// [`super::Controller::rename_pods`]); ids stay.
+    pub(crate) fn rename_pods(&mut self, r: &impl super::controller::PodRenaming) {
+        let key = |k: &WorkKey| WorkKey {
+            pod: r.key(&k.pod),
+            uid: k.uid.as_ref().map(|u| r.uid(u)),
+        };
+        self.entries = self
+            .entries
+            .iter()
+            .map(|(k, e)| (key(k), e.clone()))
+            .collect();
+        for work in self.works.values_mut() {
+            work.key = key(&work.key);
+            if let WorkPhase::Requesting { request, .. } = &mut work.phase {
+                request.pod = r.key(&request.pod);
+                request.uid = request.uid.as_ref().map(|u| r.uid(u));
+            }
+        }
+    }
+
     /// The earliest armed timer (eviction or backoff).
     pub fn next_deadline(&self) -> Option<Time> {
         self.works.values().filter_map(Work::timer_due).min()

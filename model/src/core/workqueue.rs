@@ -75,6 +75,15 @@ impl<T: Ord + Clone> WorkQueue<T> {
         self.queue.is_empty() && self.processing.is_empty()
     }
 
+    /// The same queue with every key mapped by `f`, an injection (queue order kept).
+    pub fn map(&self, f: impl Fn(&T) -> T) -> WorkQueue<T> {
+        WorkQueue {
+            queue: self.queue.iter().map(&f).collect(),
+            dirty: self.dirty.iter().map(&f).collect(),
+            processing: self.processing.iter().map(&f).collect(),
+        }
+    }
+
     /// The queued keys, head first.
     pub fn queued(&self) -> impl Iterator<Item = &T> {
         self.queue.iter()
