@@ -191,3 +191,42 @@ fn expect_states_the_envelope_per_incarnation() {
         "{out}"
     );
 }
+
+#[test]
+fn conform_json_reports_bad_input_as_json() {
+    let node = r#"{"t":0,"kind":"node_added","rv":1,"node":{"name":"n1","taints":[]}}"#;
+    let unknown_profile =
+        r#"{"t":0,"kind":"header","version":1,"source":"test","profile":"v1.99"}"#;
+    let files = [
+        ("no-header.ndjson", format!("{node}\n")),
+        ("empty.ndjson", String::new()),
+        ("profile.ndjson", format!("{unknown_profile}\n{node}\n")),
+    ];
+    let expected = [
+        "no-header.ndjson:1: kind: expected the header line first (\"kind\":\"header\")",
+        "empty.ndjson:1: kind: expected the header line first (\"kind\":\"header\")",
+        "profile.ndjson:1: profile: Unsupported value: \"v1.99\": supported values: ",
+    ];
+    for ((file, text), message) in files.iter().zip(expected) {
+        let path = scratch(file);
+        std::fs::write(&path, text).unwrap();
+        let (code, out, err) = taintcheck(&["conform", path.to_str().unwrap(), "--json"], None);
+        assert_eq!(code, 2, "{file}: {out}{err}");
+        assert_eq!(err, "", "{file}: nothing but the JSON verdict");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(v["verdict"], "bad_input", "{file}");
+        let shown = v["message"].as_str().unwrap();
+        assert!(shown.contains(message), "{file}: {shown}");
+    }
+    // Without --json the same input is reported as text on stderr.
+    let path = scratch("no-header.ndjson");
+    let (code, out, err) = taintcheck(&["conform", path.to_str().unwrap()], None);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("no-header.ndjson:1: kind: expected the header line first"));
+    // Arguments too: a missing trace file under --json.
+    let missing = scratch("missing.ndjson");
+    let (code, out, err) = taintcheck(&["conform", missing.to_str().unwrap(), "--json"], None);
+    assert_eq!((code, err.as_str()), (2, ""));
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["verdict"], "bad_input");
+}

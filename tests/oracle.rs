@@ -34,32 +34,18 @@ fn corpus() -> Vec<Scenario> {
     files
         .iter()
         .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().to_string();
-            parse_scenario(&name, &std::fs::read_to_string(p).unwrap()).unwrap()
+            let file = p.display().to_string();
+            parse_scenario(&file, &std::fs::read_to_string(p).unwrap()).unwrap()
         })
         .collect()
 }
 
-/// The latency bound a scenario's environment needs: its slowest informer, or the longest
-/// broken watch (the relist brings the change only when the watch comes back).
-fn bound(s: &Scenario) -> Duration {
-    let mut d = s.runtime.node_informer_lag.max(s.runtime.pod_informer_lag);
-    for op in &s.ops {
-        match &op.op {
-            Op::SetInformerLag { nodes, pods } => {
-                d = d
-                    .max(nodes.unwrap_or_default())
-                    .max(pods.unwrap_or_default());
-            }
-            Op::DropWatch { duration, .. } => d = Duration(d.millis() + duration.millis()),
-            _ => {}
-        }
-    }
-    d
-}
-
 fn check(s: &Scenario, profile: Profile, records: &[TraceRecord]) -> Result<Summary, Error> {
-    Oracle::check(Options::new(profile, bound(s)), records, Some(s.until))
+    Oracle::check(
+        Options::new(profile, s.latency_bound()),
+        records,
+        Some(s.until),
+    )
 }
 
 /// The trace without notes (internal observations), to tell whether a mutant changed anything.

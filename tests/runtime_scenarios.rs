@@ -31,7 +31,8 @@ fn every_scenario_meets_its_expectations_and_matches_its_snapshot() {
     for path in corpus() {
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
-        let scenario = parse_scenario(&stem, &text).unwrap_or_else(|e| panic!("{e}"));
+        let file = path.display().to_string();
+        let scenario = parse_scenario(&file, &text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(scenario.name, stem, "a scenario's name is its file name");
         for name in Profile::NAMES {
             let profile = Profile::by_name(name).unwrap();
@@ -153,6 +154,67 @@ fn run_exits_2_on_bad_input_naming_file_line_and_field() {
     assert_eq!(code, 2);
     assert!(
         stderr.contains("--profile: Unsupported value: \"v9\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn manifests_in_a_scenario_are_read_and_their_errors_located() {
+    // The corpus scenario's manifests, from files and inline, become the starting cluster.
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/scenarios");
+    let path = corpus.join("manifest-kubectl-objects.yaml");
+    let s = parse_scenario(
+        path.to_str().unwrap(),
+        &std::fs::read_to_string(&path).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(s.nodes[0].name.to_string(), "n1");
+    assert_eq!(s.nodes[0].taints[0].key.to_string(), "dedicated");
+    let web = &s.pods[0];
+    assert_eq!(
+        web.pod.uid.to_string(),
+        "0b6d3f4e-2a1c-4d5e-9f8a-7b6c5d4e3f2a"
+    );
+    assert_eq!(web.pod.tolerations[1].seconds, Some(60));
+    assert!(!web.daemon_set, "owned by a StatefulSet");
+    assert_eq!(s.pods[1].pod.key.to_string(), "kube-system/log-agent-x7k2p");
+    assert!(s.pods[1].daemon_set, "controlled by a DaemonSet");
+
+    // Bad manifests: exit 2, each error with its file, line and field path.
+    let manifest = temp_file(
+        "bad-pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\nspec:\n  tolerations:\n  \
+         - {key: a, operator: Exists}\n  - {key: b, operator: Foo}\n",
+    );
+    let scenario = temp_file(
+        "manifests.yaml",
+        "name: manifests\nnodes:\n  - manifest: missing-node.yaml\n  - manifest:\n      \
+         apiVersion: v1\n      kind: Node\n      metadata: {name: n2}\n      spec:\n        \
+         taints: [{key: k, effect: NoExec}]\npods:\n  - manifest: bad-pod.yaml\n  \
+         - manifest: bad-pod.yaml\n    daemonSet: true\n",
+    );
+    let (code, _, stderr) = taintcheck(&["run", scenario.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    let file = scenario.display().to_string();
+    let pod = manifest.display().to_string();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "{file}:3: nodes[0].manifest: Invalid value: \"missing-node.yaml\": cannot read \
+                 file: No such file or directory (os error 2)"
+            ),
+            format!(
+                "{file}:9: spec.taints[0].effect: Unsupported value: \"NoExec\": supported \
+                 values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""
+            ),
+            format!("{file}:13: pods[1].daemonSet: unknown field: supported fields: \"manifest\""),
+            format!(
+                "{pod}:8: spec.tolerations[1].operator: Unsupported value: \"Foo\": supported \
+                 values: \"Equal\", \"Exists\", \"Lt\", \"Gt\""
+            ),
+        ],
         "{stderr}"
     );
 }

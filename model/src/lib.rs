@@ -9,8 +9,8 @@
 //! * [`scheduler`]: the TaintToleration plugin; [`admission`]: admission-time tolerations;
 //!   [`explain`]: what a node's taints mean for a pod.
 //! * [`check`]: the stateright model of the whole system (`taintcheck check` / `explore`).
-//! * [`oracle`]: the conformance oracle over traces; [`recording`]: `kubectl` watch recordings
-//!   into traces.
+//! * [`oracle`]: the conformance oracle over traces, for Rust test suites through
+//!   [`conformance`]; [`recording`]: `kubectl` watch recordings into traces.
 //!
 //! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O
 //! on its own behalf. Inputs come in as arguments, decisions go out as values.
@@ -18,6 +18,7 @@
 pub mod admission;
 pub mod api;
 pub mod check;
+pub mod conformance;
 pub mod core;
 pub mod explain;
 pub mod field;

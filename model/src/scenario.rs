@@ -6,12 +6,15 @@
 //! (`n1.yaml:12: ops[3].at: Invalid value: "soon": expected a duration such as 300s or 250ms`).
 
 use crate::api::{Node, NodeName, Operator, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use crate::field::{BadValue, FieldError, FieldPath};
+use crate::manifest::{self, convert, Diagnostic, Located, Object};
 use crate::taint_syntax::{parse_spec, TaintSpec};
 use crate::time::{Duration, Time};
 use crate::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
 use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::PathBuf;
 
 /// A parsed scenario. Spec: SCN-1.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -234,7 +237,8 @@ fn field_prefix(field: &str) -> String {
 #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
 pub struct ScenarioErrors(pub Vec<ScenarioError>);
 
-/// Reads a scenario from YAML text; `file` names it in errors.
+/// Reads a scenario from YAML text; `file` names it in errors, and the manifest files it
+/// points at are read relative to `file`'s directory (SCN-4).
 pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, ScenarioErrors> {
     let docs = MarkedYaml::load_from_str(text).map_err(|e| {
         ScenarioErrors(vec![ScenarioError {
@@ -246,6 +250,10 @@ pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, ScenarioErrors
     })?;
     let mut r = Reader {
         file: file.to_string(),
+        dir: std::path::Path::new(file)
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default(),
         errors: Vec::new(),
     };
     let scenario = match docs.as_slice() {
@@ -255,7 +263,11 @@ pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, ScenarioErrors
             None
         }
     };
-    r.errors.sort_by_key(|e| e.line);
+    // The scenario's own errors first, then those of each manifest file it points at.
+    r.errors
+        .sort_by(|a, b| (a.file != file, &a.file, a.line).cmp(&(b.file != file, &b.file, b.line)));
+    // A manifest file two entries point at is reported once.
+    r.errors.dedup();
     match scenario {
         Some(s) if r.errors.is_empty() => Ok(s),
         _ => Err(ScenarioErrors(r.errors)),
@@ -337,6 +349,8 @@ impl<'a, 'y> Field<'a, 'y> {
 
 struct Reader {
     file: String,
+    /// Where manifest paths are relative to: the scenario file's directory.
+    dir: PathBuf,
     errors: Vec<ScenarioError>,
 }
 
@@ -512,9 +526,12 @@ impl Reader {
         let runtime = with_child!(f, "runtime", |c| self.runtime(&c))
             .flatten()
             .unwrap_or_default();
-        let nodes =
-            with_child!(f, "nodes", |c| self.list(&c, |r, n| r.node(n))).unwrap_or_default();
-        let pods = with_child!(f, "pods", |c| self.list(&c, |r, p| r.pod(p))).unwrap_or_default();
+        let nodes = with_child!(f, "nodes", |c| self.list(&c, |r, n| r.node_entry(n)))
+            .unwrap_or_default()
+            .concat();
+        let pods = with_child!(f, "pods", |c| self.list(&c, |r, p| r.pod_entry(p)))
+            .unwrap_or_default()
+            .concat();
         let mut ops =
             with_child!(f, "ops", |c| self.list(&c, |r, o| r.timed_op(o))).unwrap_or_default();
         ops.sort_by_key(|o| o.at);
@@ -599,6 +616,127 @@ impl Reader {
                 .unwrap_or(d.api_latency),
             deletion_grace: with_child!(f, "deletionGrace", |c| self.duration(&c)).flatten(),
         })
+    }
+
+    /// An entry of `nodes`: the compact form, or `{manifest: …}` (every Node it holds).
+    fn node_entry(&mut self, f: &Field) -> Option<Vec<Node>> {
+        if with_child!(f, "manifest", |_c| ()).is_none() {
+            return self.node(f).map(|n| vec![n]);
+        }
+        let objects = self.manifest(f, "Node")?;
+        Some(objects.iter().filter_map(Located::compact_node).collect())
+    }
+
+    /// An entry of `pods`: the compact form, or `{manifest: …}` (every Pod it holds; one
+    /// controlled by a DaemonSet is a DaemonSet pod, one without a UID gets `NAME-1`).
+    fn pod_entry(&mut self, f: &Field) -> Option<Vec<PodSpec>> {
+        if with_child!(f, "manifest", |_c| ()).is_none() {
+            return self.pod(f).map(|p| vec![p]);
+        }
+        let objects = self.manifest(f, "Pod")?;
+        let specs = objects.iter().filter_map(|o| match &o.object {
+            Object::Pod(k) => {
+                let mut pod = convert::pod_from_k8s(k);
+                if pod.uid.0.is_empty() {
+                    pod.uid = Uid(first_uid(&pod.key.name).as_str().into());
+                }
+                let daemon_set = k
+                    .metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|o| o.kind == "DaemonSet" && o.controller == Some(true));
+                Some(PodSpec { pod, daemon_set })
+            }
+            Object::Node(_) => None,
+        });
+        Some(specs.collect())
+    }
+
+    /// `{manifest: PATH | OBJECT}`: Kubernetes manifests as `kubectl get -o yaml|json` prints
+    /// them, from a file relative to the scenario's directory (one object, a `List`, several
+    /// documents) or inline. Each must be a `kind` with a name, valid as the API server with
+    /// the comparison operators on accepts it (what `Lt`/`Gt` mean is each profile's matter).
+    /// `None` if anything is wrong.
+    fn manifest(&mut self, f: &Field, kind: &'static str) -> Option<Vec<Located>> {
+        if !self.mapping_keys(f, &["manifest"]) {
+            return None;
+        }
+        let read = with_child!(f, "manifest", |c| self.read_manifest(&c, kind)).flatten()?;
+        let before = self.errors.len();
+        for d in &read.errors {
+            self.diagnostic(d);
+        }
+        for o in &read.objects {
+            let mut errors: Vec<Diagnostic> = o.validate(true);
+            if o.kind() != kind {
+                let e = FieldError::not_supported(
+                    FieldPath::new("kind"),
+                    BadValue::Str(o.kind().to_owned()),
+                    &[kind],
+                );
+                errors.push(o.locate(&e));
+            }
+            let name = match &o.object {
+                Object::Pod(p) => p.metadata.name.as_deref(),
+                Object::Node(n) => n.metadata.name.as_deref(),
+            };
+            if name.is_none_or(str::is_empty) {
+                let path = FieldPath::new("metadata").child("name");
+                let e = FieldError::required(path, "name or generateName is required");
+                errors.push(o.locate(&e));
+            }
+            for d in &errors {
+                self.diagnostic(d);
+            }
+        }
+        (self.errors.len() == before).then_some(read.objects)
+    }
+
+    /// The manifest field's objects: inline, or read from the file it names.
+    fn read_manifest(&mut self, f: &Field, kind: &str) -> Option<manifest::Manifests> {
+        if f.mapping().is_some() {
+            return Some(manifest::read_yaml(&self.file, f.node));
+        }
+        let Some(relative) = f.text().filter(|t| !t.is_empty()) else {
+            self.invalid(
+                f,
+                &format!("a path to a {kind} manifest, or the manifest itself"),
+            );
+            return None;
+        };
+        let path = self.dir.join(&relative);
+        let read = manifest::read_file(&path);
+        if read.objects.is_empty() && read.errors.is_empty() {
+            self.error(
+                f,
+                &format!(
+                    "Invalid value: {relative:?}: {} holds no object",
+                    path.display()
+                ),
+            );
+            return None;
+        }
+        if let [Diagnostic {
+            line: None,
+            message,
+            ..
+        }] = read.errors.as_slice()
+        {
+            self.error(f, &format!("Invalid value: {relative:?}: {message}"));
+            return None;
+        }
+        Some(read)
+    }
+
+    /// A manifest's problem, in its own file.
+    fn diagnostic(&mut self, d: &Diagnostic) {
+        self.errors.push(ScenarioError {
+            file: d.file.clone(),
+            line: d.line.unwrap_or(1),
+            field: String::new(),
+            message: d.message.clone(),
+        });
     }
 
     fn node(&mut self, f: &Field) -> Option<Node> {
@@ -751,8 +889,6 @@ impl Reader {
             "pod",
             "times",
             "result",
-            "nodes",
-            "pods",
             "for",
         ]);
         if !self.mapping_keys(f, &keys) {
@@ -847,10 +983,7 @@ impl Reader {
             "apiLatency" => {
                 Op::SetApiLatency(with_child!(f, kind, |c| self.duration(&c)).flatten()?)
             }
-            "informerLag" => Op::SetInformerLag {
-                nodes: with_child!(f, "nodes", |c| self.duration(&c)).flatten(),
-                pods: with_child!(f, "pods", |c| self.duration(&c)).flatten(),
-            },
+            "informerLag" => with_child!(f, kind, |c| self.informer_lag(&c)).flatten()?,
             "dropWatch" => {
                 let kind = with_child!(f, kind, |c| match c.text().as_deref() {
                     Some("nodes") => Some(ObjectKind::Nodes),
@@ -886,6 +1019,17 @@ impl Reader {
                 None
             }
         }
+    }
+
+    /// `informerLag: {nodes: D, pods: D}`: either may be left out (unchanged).
+    fn informer_lag(&mut self, f: &Field) -> Option<Op> {
+        if !self.mapping_keys(f, &["nodes", "pods"]) {
+            return None;
+        }
+        Some(Op::SetInformerLag {
+            nodes: with_child!(f, "nodes", |c| self.duration(&c)).flatten(),
+            pods: with_child!(f, "pods", |c| self.duration(&c)).flatten(),
+        })
     }
 
     fn fail_requests(&mut self, f: &Field) -> Option<Op> {
@@ -1075,6 +1219,26 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
 }
 
 impl Scenario {
+    /// The latency bound `D` (ORACLE-4) this scenario's environment needs: its slowest
+    /// informer, plus every broken watch (the relist brings a change only when the watch comes
+    /// back). What `expect` uses by default and what the oracle's accuracy tests check with.
+    pub fn latency_bound(&self) -> Duration {
+        let runtime = &self.runtime;
+        let mut d = runtime.node_informer_lag.max(runtime.pod_informer_lag);
+        for op in &self.ops {
+            match &op.op {
+                Op::SetInformerLag { nodes, pods } => {
+                    d = d
+                        .max(nodes.unwrap_or_default())
+                        .max(pods.unwrap_or_default());
+                }
+                Op::DropWatch { duration, .. } => d = Duration(d.millis() + duration.millis()),
+                _ => {}
+            }
+        }
+        d
+    }
+
     /// The expectations for `profile`: the `all` entries followed by the profile's own.
     pub fn expectations_for(&self, profile: &str) -> Expectations {
         let mut out = Expectations::default();
@@ -1277,6 +1441,26 @@ expect:
         assert_eq!(
             s.expectations_for("latest").not_deleted[0].pod.key,
             PodKey::new("default", "web-0")
+        );
+    }
+
+    #[test]
+    fn the_latency_bound_covers_the_slowest_informer_and_every_broken_watch() {
+        let lagging = GOOD.replace(
+            "ops:\n",
+            "runtime: {nodeInformerLag: 2s, podInformerLag: 1s}\nops:\n  - at: 1s\n    informerLag: {pods: 3s}\n",
+        );
+        let s = parse_scenario("s.yaml", &lagging).unwrap();
+        assert_eq!(s.latency_bound(), Duration(3_000));
+        let dropped = lagging.replace(
+            "ops:\n",
+            "ops:\n  - at: 2s\n    dropWatch: nodes\n    for: 10s\n",
+        );
+        let s = parse_scenario("s.yaml", &dropped).unwrap();
+        assert_eq!(s.latency_bound(), Duration(13_000));
+        assert_eq!(
+            parse_scenario("s.yaml", GOOD).unwrap().latency_bound(),
+            Duration::ZERO
         );
     }
 

@@ -6,8 +6,8 @@
 //! tolerations); in each wave one half becomes unreachable, its pods are evicted after 300 s and
 //! recreated on the other half, and the half recovers. The runtime runs it on its virtual
 //! clock (or `--trace` reads a trace saved by an earlier run); the oracle then reads and checks
-//! the trace on one thread, streaming, and the command prints lines, seconds, lines per second,
-//! the largest number of pods tracked at once and the process's peak memory.
+//! the trace on one thread, streaming, and the command prints lines, wall and CPU seconds, lines
+//! per second, the largest number of pods tracked at once and the process's peak memory.
 
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
@@ -165,6 +165,7 @@ fn oracle(b: &OracleBench) -> ExitCode {
     // Timed: reading, parsing and checking the trace as `conform` does, streaming.
     let name = path.display().to_string();
     let start = Instant::now();
+    let cpu_start = thread_cpu();
     let mut reader = TraceReader::new(&name);
     let mut oracle = Oracle::with_options(Options::new(profile, Duration(b.latency_bound_ms)));
     let mut live = 0;
@@ -188,15 +189,17 @@ fn oracle(b: &OracleBench) -> ExitCode {
     }
     let summary = oracle.summary();
     let secs = start.elapsed().as_secs_f64();
+    let cpu = thread_cpu().map(|c| c - cpu_start.unwrap_or_default());
     println!(
         "oracle bench ({}, latency bound {} ms): {} lines, {} pods, read and checked in \
-         {secs:.2} s on one thread ({:.0} lines/s); largest frontier {} states; at most {live} \
-         pods tracked at once; peak memory of the process {}",
+         {secs:.2} s on one thread ({:.0} lines/s; {} of CPU time); largest frontier {} \
+         states; at most {live} pods tracked at once; peak memory of the process {}",
         profile.name,
         b.latency_bound_ms,
         summary.records,
         summary.pods,
         summary.records as f64 / secs,
+        cpu.map_or("unknown".into(), |c| format!("{c:.2} s")),
         summary.max_frontier,
         peak_memory().unwrap_or_else(|| "unknown".into()),
     );
@@ -308,6 +311,14 @@ fn spec(id: usize, incarnation: usize, node: &str) -> PodSpec {
         },
         daemon_set: false,
     }
+}
+
+/// CPU seconds this thread has run (Linux `schedstat`): the figure a loaded machine does not
+/// inflate, unlike wall time.
+fn thread_cpu() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
+    Some(nanos as f64 / 1e9)
 }
 
 /// The process's peak resident memory (Linux `VmHWM`), for the report.

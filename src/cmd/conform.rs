@@ -43,16 +43,16 @@ pub fn run(args: &ConformArgs) -> ExitCode {
     } else {
         match std::fs::File::open(&args.trace) {
             Ok(f) => (args.trace.clone(), Box::new(f)),
-            Err(e) => return usage(&format!("{}: {e}", args.trace)),
+            Err(e) => return bad_error(args, &format!("{}: {e}", args.trace)),
         }
     };
     if args.latency_bound_ms < 0 {
-        return usage("--latency-bound-ms: must not be negative");
+        return bad_error(args, "--latency-bound-ms: must not be negative");
     }
     let until = match args.until.as_deref().map(parse_duration) {
         None => None,
         Some(Some(d)) => Some(Time(d.millis())),
-        Some(None) => return usage("--until: expected an instant such as 400s or 1.5s"),
+        Some(None) => return bad_error(args, "--until: expected an instant such as 400s or 1.5s"),
     };
     let mut reader = TraceReader::new(&name);
     let mut oracle: Option<Oracle> = None;
@@ -83,10 +83,18 @@ pub fn run(args: &ConformArgs) -> ExitCode {
                 .or(header_profile)
                 .unwrap_or_else(|| "latest".into());
             let Some(p) = Profile::by_name(&wanted) else {
-                return usage(&format!(
-                    "--profile: Unsupported value: {wanted:?}: supported values: {}",
-                    Profile::NAMES.map(|n| format!("{n:?}")).join(", ")
-                ));
+                let source = if args.profile.is_some() {
+                    "--profile".to_string()
+                } else {
+                    format!("{name}:{n}: profile")
+                };
+                return bad_error(
+                    args,
+                    &format!(
+                        "{source}: Unsupported value: {wanted:?}: supported values: {}",
+                        Profile::NAMES.map(|n| format!("{n:?}")).join(", ")
+                    ),
+                );
             };
             profile = Some(p);
             let options = Options::new(p, Duration(args.latency_bound_ms));
@@ -105,7 +113,7 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             args,
             &name,
             n.max(1),
-            "kind: expected the header line first",
+            "kind: expected the header line first (\"kind\":\"header\")",
         );
     };
     let observe = o.observe();
@@ -166,8 +174,7 @@ fn violation(
     if let Some(path) = &args.witness {
         let text = witness::scenario(kept, v, profile.name, controller_deletes);
         if let Err(e) = std::fs::write(path, text) {
-            eprintln!("{}: {e}", path.display());
-            return ExitCode::from(2);
+            return bad_error(args, &format!("{}: {e}", path.display()));
         }
     }
     if args.json {
@@ -194,16 +201,12 @@ fn bad(args: &ConformArgs, name: &str, line: usize, message: &str) -> ExitCode {
     bad_error(args, &format!("{name}:{line}: {message}"))
 }
 
+/// Bad input or arguments (exit 2): as the JSON verdict under `--json`, else on stderr.
 fn bad_error(args: &ConformArgs, message: &str) -> ExitCode {
     if args.json {
         println!("{}", json!({"verdict": "bad_input", "message": message}));
     } else {
         eprintln!("{message}");
     }
-    ExitCode::from(2)
-}
-
-fn usage(message: &str) -> ExitCode {
-    eprintln!("{message}");
     ExitCode::from(2)
 }

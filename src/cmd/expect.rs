@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use taintcheck_model::oracle::expect::envelope;
 use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{parse_scenario, Op, Scenario};
+use taintcheck_model::scenario::parse_scenario;
 use taintcheck_model::time::Duration;
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 
@@ -60,7 +60,7 @@ pub fn run(args: &ExpectArgs) -> ExitCode {
             return ExitCode::from(2);
         }
         Some(ms) => Duration(ms),
-        None => needed_bound(&scenario),
+        None => scenario.latency_bound(),
     };
     let reference = run_scenario(&scenario, profile, ClockKind::Virtual);
     let pods = match envelope(&scenario, &reference.records, profile, bound) {
@@ -92,22 +92,4 @@ pub fn run(args: &ExpectArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
-}
-
-/// The latency bound a scenario's environment needs: its slowest informer, or the longest
-/// broken watch (the relist brings a change only when the watch comes back).
-pub fn needed_bound(s: &Scenario) -> Duration {
-    let mut d = s.runtime.node_informer_lag.max(s.runtime.pod_informer_lag);
-    for op in &s.ops {
-        match &op.op {
-            Op::SetInformerLag { nodes, pods } => {
-                d = d
-                    .max(nodes.unwrap_or_default())
-                    .max(pods.unwrap_or_default());
-            }
-            Op::DropWatch { duration, .. } => d = Duration(d.millis() + duration.millis()),
-            _ => {}
-        }
-    }
-    d
 }

@@ -145,6 +145,21 @@ pub fn read_str(file: &str, text: &str) -> Manifests {
     out
 }
 
+/// Read the objects of one node of a larger YAML document: a manifest inlined in a scenario
+/// (`file` names that document; lines are its own).
+pub fn read_yaml(file: &str, node: &saphyr::MarkedYaml) -> Manifests {
+    let mut out = Manifests::default();
+    match yaml::node(node) {
+        Ok((value, lines)) => read_object(file, value, lines, None, &mut out),
+        Err(e) => out.errors.push(Diagnostic {
+            file: file.to_owned(),
+            line: Some(e.line),
+            message: e.message,
+        }),
+    }
+    out
+}
+
 const LIST_KINDS: [&str; 5] = ["List", "Node", "NodeList", "Pod", "PodList"];
 
 /// Dispatch one document (or list item) on `apiVersion` and `kind`. `implied_kind` is the item

@@ -51,14 +51,16 @@ pub fn documents(text: &str) -> Result<Vec<(Value, LineIndex)>, YamlError> {
         line: e.marker().line(),
         message: e.info().to_owned(),
     })?;
-    docs.iter()
-        .map(|doc| {
-            let mut lines = LineIndex::default();
-            lines.0.insert(FieldPath::root(), doc.span.start.line());
-            let value = to_json(doc, &FieldPath::root(), &mut lines)?;
-            Ok((value, lines))
-        })
-        .collect()
+    docs.iter().map(node).collect()
+}
+
+/// One node of a larger YAML document (a manifest inlined in a scenario): lines are those of the
+/// enclosing text, paths start at the node.
+pub fn node(node: &MarkedYaml) -> Result<(Value, LineIndex), YamlError> {
+    let mut lines = LineIndex::default();
+    lines.0.insert(FieldPath::root(), node.span.start.line());
+    let value = to_json(node, &FieldPath::root(), &mut lines)?;
+    Ok((value, lines))
 }
 
 fn to_json(node: &MarkedYaml, path: &FieldPath, lines: &mut LineIndex) -> Result<Value, YamlError> {

@@ -137,10 +137,14 @@ pub struct Fault {
 }
 
 /// One state of a component. Spec: ORACLE-3.
+///
+/// The controller and its caches are shared copy-on-write (`Arc::make_mut` on every move):
+/// with `D > 0` most states are kept both as they are (waiting) and moved on (delivering now),
+/// and the kept copy then costs a pointer, not a controller.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
-    pub ctrl: Controller,
-    pub cache: Cache,
+    pub ctrl: Arc<Controller>,
+    pub cache: Arc<Cache>,
     pub nodes: VecDeque<Pending<NodeName, Node>>,
     pub pods: VecDeque<Pending<PodKey, Pod>>,
     /// Outputs produced and not yet shown by the trace.
@@ -155,8 +159,8 @@ pub struct State {
 impl State {
     pub fn new(config: Config) -> State {
         State {
-            ctrl: Controller::new(config),
-            cache: Cache::default(),
+            ctrl: Arc::new(Controller::new(config)),
+            cache: Arc::default(),
             nodes: VecDeque::new(),
             pods: VecDeque::new(),
             owed: VecDeque::new(),
@@ -170,24 +174,24 @@ impl State {
         let Some(p) = self.nodes.pop_front() else {
             return;
         };
+        let cache = Arc::make_mut(&mut self.cache);
         let old = match &p.new {
-            Some(n) => self.cache.nodes.insert(p.key, n.clone()),
-            None => self.cache.nodes.remove(&p.key),
+            Some(n) => cache.nodes.insert(p.key, n.clone()),
+            None => cache.nodes.remove(&p.key),
         };
-        self.ctrl
-            .node_observed(old.as_deref(), p.new.as_deref(), now);
+        Arc::make_mut(&mut self.ctrl).node_observed(old.as_deref(), p.new.as_deref(), now);
     }
 
     fn deliver_pod(&mut self, now: Time) {
         let Some(p) = self.pods.pop_front() else {
             return;
         };
+        let cache = Arc::make_mut(&mut self.cache);
         let old = match &p.new {
-            Some(pod) => self.cache.pods.insert(p.key, pod.clone()),
-            None => self.cache.pods.remove(&p.key),
+            Some(pod) => cache.pods.insert(p.key, pod.clone()),
+            None => cache.pods.remove(&p.key),
         };
-        self.ctrl
-            .pod_observed(old.as_deref(), p.new.as_deref(), now);
+        Arc::make_mut(&mut self.ctrl).pod_observed(old.as_deref(), p.new.as_deref(), now);
     }
 
     /// Nothing queued, dispatched, held or being handled, and no work between its timer and
@@ -376,7 +380,7 @@ impl Machine {
             Move::DeliverPod => s.deliver_pod(now),
             Move::Step(step) => {
                 let mut effects = Vec::new();
-                s.ctrl.step(step, &s.cache, now, &mut effects);
+                Arc::make_mut(&mut s.ctrl).step(step, &*s.cache, now, &mut effects);
                 self.absorb(&mut s, effects, now, truth);
             }
         }
@@ -416,8 +420,13 @@ impl Machine {
                 return;
             };
             let result = self.answer(s, &request, now, truth);
-            s.ctrl
-                .api_responded(request.id, result, &s.cache, now, &mut effects);
+            Arc::make_mut(&mut s.ctrl).api_responded(
+                request.id,
+                result,
+                &*s.cache,
+                now,
+                &mut effects,
+            );
         }
     }
 
@@ -677,8 +686,13 @@ impl Machine {
                 continue;
             }
             let mut effects = Vec::new();
-            s.ctrl
-                .api_responded(request, result.clone(), &s.cache, now, &mut effects);
+            Arc::make_mut(&mut s.ctrl).api_responded(
+                request,
+                result.clone(),
+                &*s.cache,
+                now,
+                &mut effects,
+            );
             self.absorb(&mut s, effects, now, truth);
             out.push(s);
         }
@@ -700,8 +714,8 @@ impl Machine {
             if !s.owed.is_empty() {
                 continue;
             }
-            s.ctrl.restarted();
-            s.cache = Cache::default();
+            Arc::make_mut(&mut s.ctrl).restarted();
+            s.cache = Arc::default();
             s.nodes.clear();
             s.pods.clear();
             s.sent.clear();
@@ -738,11 +752,12 @@ impl Machine {
         truth: &Truth,
     ) {
         for (at, node) in known {
+            let cache = Arc::make_mut(&mut s.cache);
             let old = match node {
-                Some(n) => s.cache.nodes.insert(name.clone(), n.clone()),
-                None => s.cache.nodes.remove(name),
+                Some(n) => cache.nodes.insert(name.clone(), n.clone()),
+                None => cache.nodes.remove(name),
             };
-            s.ctrl.node_observed(old.as_deref(), node.as_deref(), *at);
+            Arc::make_mut(&mut s.ctrl).node_observed(old.as_deref(), node.as_deref(), *at);
         }
         let mut steps = Vec::new();
         while !s.pipeline_idle() {
@@ -752,7 +767,7 @@ impl Machine {
                 break;
             };
             let mut effects = Vec::new();
-            s.ctrl.step(step, &s.cache, now, &mut effects);
+            Arc::make_mut(&mut s.ctrl).step(step, &*s.cache, now, &mut effects);
             self.absorb(s, effects, now, truth);
         }
     }

@@ -13,23 +13,7 @@
 //!
 //! # Use from a Rust test suite
 //!
-//! ```
-//! use taintcheck_model::oracle::Oracle;
-//! use taintcheck_model::profile::Profile;
-//! use taintcheck_model::time::Duration;
-//! use taintcheck_model::trace::parse_trace;
-//!
-//! let trace = parse_trace("t.ndjson", r#"{"t":0,"kind":"header","version":1,"source":"my-controller"}
-//! {"t":0,"kind":"node_added","rv":1,"node":{"name":"n1","taints":[]}}
-//! {"t":0,"kind":"pod_added","rv":2,"pod":{"key":{"namespace":"default","name":"web-0"},"uid":"u1","node_name":"n1","tolerations":[]}}
-//! "#).unwrap();
-//! let mut oracle = Oracle::new(Profile::latest(), Duration(1_000));
-//! for record in &trace {
-//!     oracle.feed(record).expect("conforms so far");
-//! }
-//! let summary = oracle.finish(None).unwrap();
-//! assert_eq!(summary.pods, 1);
-//! ```
+//! Through [`crate::conformance`], which documents it with a running example.
 //!
 //! [`Oracle::feed`] returns at the first line no legal behaviour explains
 //! ([`Error::Violation`], with the reason in plain words), or at bad input
