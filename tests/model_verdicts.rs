@@ -180,3 +180,46 @@ fn n4_completing_work_orphans_a_newer_timer() {
         assert!(armed < completes, "{profile}:\n{text}");
     }
 }
+
+/// CHECK-2: every reported counterexample ends at a violating state, and no shorter path
+/// violates the property (stateright's own BFS, cut one level short, finds nothing). Before the
+/// shortest pass, stateright kept the last violating state it visited (EVICT-1 on `default`: 39
+/// steps instead of 8).
+#[test]
+fn counterexamples_are_shortest() {
+    use stateright::{Checker, Model};
+    for (profile, config) in [("latest", "default"), ("v1.18", "timer-vs-cancel")] {
+        let r = check(profile, config);
+        let model = TaintSys::new(
+            Profile::by_name(profile).expect("known profile"),
+            CheckConfig::builtin(config).expect("built-in config"),
+        );
+        let mut violated = 0;
+        for p in r.properties.iter().filter(|p| p.status == Status::Violated) {
+            violated += 1;
+            let cx = p.counterexample.as_ref().expect("a counterexample");
+            let actions = cx.action_path.split('/').count() - 1;
+            assert_eq!(cx.steps.len(), actions, "{profile}/{config} {}", p.name);
+            // Depth d holds the states reached by d - 1 actions; stop before the reported length.
+            let shorter = model
+                .clone()
+                .checker()
+                .target_max_depth(actions + 1)
+                .spawn_bfs()
+                .join();
+            assert!(
+                shorter.discovery(p.name).is_none(),
+                "{profile}/{config}: {} has a path shorter than {actions} steps",
+                p.name
+            );
+            let longer = model
+                .clone()
+                .checker()
+                .target_max_depth(actions + 2)
+                .spawn_bfs()
+                .join();
+            assert!(longer.discovery(p.name).is_some(), "{}", p.name);
+        }
+        assert!(violated >= 2, "{profile}/{config}");
+    }
+}

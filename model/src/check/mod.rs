@@ -13,6 +13,7 @@ pub mod config;
 pub mod display;
 pub mod properties;
 pub mod run;
+pub mod shortest;
 pub mod state;
 pub mod symmetry;
 
