@@ -71,6 +71,12 @@ fn node_update_allocates_per_node_not_per_pod() {
     for profile in [Profile::v1_18(), Profile::latest(), Profile::fixed()] {
         let cluster = cluster(110);
         let name = "node1".into();
+        // What `fixed`'s informer handlers would have recorded by then (the others ignore it).
+        let mut arrivals = Arrivals::default();
+        arrivals.node_observed(&name, cluster.nodes.get(&name), Time(0));
+        for (key, pod) in &cluster.pods {
+            arrivals.pod_observed(key, Some(pod), Time(0));
+        }
         let mut queue = TimedQueue::new();
         let mut tainted = TaintedNodes::new();
         let mut out = Vec::with_capacity(1024);
@@ -79,7 +85,7 @@ fn node_update_allocates_per_node_not_per_pod() {
             &mut queue,
             &mut tainted,
             &profile,
-            &Arrivals::default(),
+            &arrivals,
             args.0,
             args.1,
             Time(0),
@@ -92,7 +98,7 @@ fn node_update_allocates_per_node_not_per_pod() {
             &mut queue,
             &mut tainted,
             &profile,
-            &Arrivals::default(),
+            &arrivals,
             args.0,
             args.1,
             Time(1),

@@ -115,9 +115,6 @@ pub fn first_violation(
         .position(|(state, _)| !(property.condition)(model, state))
         .unwrap_or(steps.len() - 1);
     let init = steps[0].0.clone();
-    let actions: Vec<Action> = steps[..cut]
-        .iter()
-        .filter_map(|(_, a)| a.clone())
-        .collect();
+    let actions: Vec<Action> = steps[..cut].iter().filter_map(|(_, a)| a.clone()).collect();
     Path::from_actions(model, init, &actions).expect("a prefix of a checked path replays")
 }

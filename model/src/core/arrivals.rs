@@ -147,10 +147,11 @@ mod tests {
         let p = pod("p-1", &[("a", 100), ("b", 10)]);
         a.pod_observed(&p.key, Some(&p), Time(0));
         a.node_observed(&"node1".into(), Some(&node(&["a"])), Time(1_000));
-        a.node_observed(&"node1".into(), Some(&node(&["a", "b"])), Time(95_000));
+        a.node_observed(&"node1".into(), Some(&node(&["a", "b"])), Time(50_000));
         let taints = node(&["a", "b"]).taints;
+        // Not 1 s + 10 s (the minimum from the first taint) nor 95 s + 10 s (from the decision).
         let due = a.earliest_eviction(&p, &taints, true, Time(95_000));
-        assert_eq!(due, Some(Time(95_000).plus(Duration::from_secs(10))));
+        assert_eq!(due, Some(Time(50_000).plus(Duration::from_secs(10))));
         let alone = a.earliest_eviction(&p, &taints[..1], true, Time(95_000));
         assert_eq!(alone, Some(Time(1_000).plus(Duration::from_secs(100))));
     }
