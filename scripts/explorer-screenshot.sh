@@ -14,7 +14,7 @@ config=${2:-timer-vs-cancel}
 profile=${3:-latest}
 property=${4:-CANCEL-1}
 port=${PORT:-3917}
-size=${WINDOW_SIZE:-1400,1500}
+size=${WINDOW_SIZE:-2000,1250}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/target/release/taintcheck"
