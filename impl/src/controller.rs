@@ -428,8 +428,10 @@ impl Shared {
             let view = self.view(cache);
             let tainted = lock(&self.tainted);
             let mut timed = lock(&self.timed);
+            // Only a mutant that may throw the outcome away pays for the copy.
             #[cfg(feature = "mutants")]
-            let before = (timed.clone(), out.len());
+            let before = crate::mutants::may_ignore_pod_update(self.mutant)
+                .then(|| (timed.clone(), out.len()));
             handlers::handle_pod_update(
                 &mut timed,
                 &tainted,
@@ -442,9 +444,11 @@ impl Shared {
                 &mut out,
             );
             #[cfg(feature = "mutants")]
-            if crate::mutants::ignores_pod_update(self.mutant, &view, item, &out[before.1..]) {
-                *timed = before.0;
-                out.truncate(before.1);
+            if let Some((queue, len)) = before.filter(|(_, len)| {
+                crate::mutants::ignores_pod_update(self.mutant, &view, item, &out[*len..])
+            }) {
+                *timed = queue;
+                out.truncate(len);
             }
             spawned_of(&timed, &item.key)
         });

@@ -106,6 +106,15 @@ impl Mutant {
     }
 }
 
+/// Whether the mutant may throw away the outcome of a `handlePodUpdate` (see
+/// [`ignores_pod_update`]).
+pub(crate) fn may_ignore_pod_update(mutation: Mutation) -> bool {
+    matches!(
+        mutation,
+        Some(Mutant::CancelsOnNodeUpdatesOnly | Mutant::DeletesSameNameSuccessor)
+    )
+}
+
 /// Whether the mutant throws away the outcome of `handlePodUpdate` for `item`, whose effects
 /// were `effects` (the caller restores the timed queue as it was).
 pub(crate) fn ignores_pod_update(
