@@ -29,9 +29,11 @@ use taintcheck_model::time::{Duration, Time};
 use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent};
 
 #[cfg(feature = "mutants")]
+use crate::mutants::Mutant;
+#[cfg(feature = "mutants")]
 pub use crate::mutants::Mutation;
 #[cfg(feature = "mutants")]
-use crate::mutants::{Misread, Mutant};
+use taintcheck_model::core::driver::Cluster;
 /// Without the `mutants` feature an incarnation runs no mutant.
 #[cfg(not(feature = "mutants"))]
 pub type Mutation = ();
@@ -59,7 +61,7 @@ const TWO_NOWS: Immediate = Immediate::Timer;
 enum View<'a> {
     Cache(&'a Cache),
     #[cfg(feature = "mutants")]
-    Misread(Misread),
+    Misread(Cluster),
 }
 
 impl ClusterView for View<'_> {
@@ -294,7 +296,7 @@ impl Shared {
     /// The caches as this incarnation reads them.
     fn view<'a>(&self, cache: &'a Cache) -> View<'a> {
         #[cfg(feature = "mutants")]
-        if let Some(m) = Misread::new(self.mutant, cache) {
+        if let Some(m) = crate::mutants::misread(self.mutant, cache) {
             return View::Misread(m);
         }
         View::Cache(cache)

@@ -6,8 +6,8 @@
 //! never changed. Run them with [`crate::driver::run_scenario_mutated`].
 
 use crate::informer::Cache;
-use std::collections::BTreeMap;
-use taintcheck_model::api::{Node, NodeName, Pod, PodKey, TaintEffect};
+use taintcheck_model::api::{Node, Pod, TaintEffect};
+use taintcheck_model::core::driver::Cluster;
 use taintcheck_model::core::{ClusterView, Effect, EventKind, PodItem};
 
 /// The mutant a controller incarnation runs, if any.
@@ -134,44 +134,20 @@ pub(crate) fn ignores_pod_update(
     }
 }
 
-/// The caches as a misreading mutant sees them.
-pub struct Misread {
-    nodes: BTreeMap<NodeName, Node>,
-    pods: BTreeMap<PodKey, Pod>,
-}
-
-impl Misread {
-    /// `None` unless `mutation` misreads the caches.
-    pub fn new(mutation: Mutation, cache: &Cache) -> Option<Misread> {
-        let m = mutation.filter(|m| m.misreads())?;
-        Some(Misread {
-            nodes: cache.nodes().map(|n| (n.name.clone(), m.node(n))).collect(),
-            pods: cache.pods().map(|p| (p.key.clone(), m.pod(p))).collect(),
-        })
-    }
-}
-
-impl ClusterView for Misread {
-    fn node(&self, name: &str) -> Option<&Node> {
-        self.nodes.get(name)
-    }
-
-    fn pod(&self, key: &PodKey) -> Option<&Pod> {
-        self.pods.get(key)
-    }
-
-    fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
-        self.pods
-            .values()
-            .filter(|p| p.node_name.as_deref() == Some(name))
-            .collect()
-    }
+/// The caches as a misreading mutant sees them (`None` unless `mutation` misreads them), as a
+/// plain map-backed view.
+pub fn misread(mutation: Mutation, cache: &Cache) -> Option<Cluster> {
+    let m = mutation.filter(|m| m.misreads())?;
+    Some(Cluster {
+        nodes: cache.nodes().map(|n| (n.name.clone(), m.node(n))).collect(),
+        pods: cache.pods().map(|p| (p.key.clone(), m.pod(p))).collect(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use taintcheck_model::api::{Toleration, Uid};
+    use taintcheck_model::api::{PodKey, Toleration, Uid};
 
     #[test]
     fn misreadings_change_exactly_what_they_say() {

@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use taintcheck_model::oracle::expect::envelope;
 use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::parse_scenario;
 use taintcheck_model::time::Duration;
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 
@@ -39,20 +38,9 @@ pub fn run(args: &ExpectArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     };
-    let file = args.scenario.display().to_string();
-    let text = match std::fs::read_to_string(&args.scenario) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("{file}: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let scenario = match parse_scenario(&file, &text) {
+    let scenario = match super::load_scenario(&args.scenario) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let bound = match args.latency_bound_ms {
         Some(ms) if ms < 0 => {
@@ -66,7 +54,7 @@ pub fn run(args: &ExpectArgs) -> ExitCode {
     let pods = match envelope(&scenario, &reference.records, profile, bound) {
         Ok(pods) => pods,
         Err(e) => {
-            eprintln!("{file}: {e}");
+            eprintln!("{}: {e}", args.scenario.display());
             return ExitCode::from(2);
         }
     };

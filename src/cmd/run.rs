@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{check, deletions, parse_scenario};
+use taintcheck_model::scenario::{check, deletions};
 use taintcheck_model::trace::{to_line, TraceRecord};
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 use taintcheck_runtime::timeline;
@@ -60,20 +60,9 @@ struct JsonDeletion {
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
-    let file = args.scenario.display().to_string();
-    let text = match std::fs::read_to_string(&args.scenario) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("{file}: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let scenario = match parse_scenario(&file, &text) {
+    let scenario = match super::load_scenario(&args.scenario) {
         Ok(s) => s,
-        Err(errors) => {
-            eprintln!("{errors}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let Some(profile) = Profile::by_name(&args.profile) else {
         eprintln!(
@@ -131,7 +120,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             println!("expectations: {total} checked, all met");
         } else {
             for f in &failures {
-                println!("FAILED {file}:{f}");
+                println!("FAILED {}:{f}", args.scenario.display());
             }
             println!("expectations: {total} checked, {} failed", failures.len());
         }
