@@ -402,6 +402,7 @@ impl Shared {
             }
             for pod in view.pods_on_node(name) {
                 let mut timed = lock(&self.timed);
+                let from = out.len();
                 handlers::node_update_pod(
                     &mut timed,
                     self.profile(),
@@ -412,6 +413,7 @@ impl Shared {
                     TWO_NOWS,
                     &mut out,
                 );
+                self.apply_timers(&out[from..]);
                 touched.extend(spawned_of(&timed, &pod.key));
             }
         });
@@ -452,6 +454,7 @@ impl Shared {
                 *timed = queue;
                 out.truncate(len);
             }
+            self.apply_timers(&out);
             spawned_of(&timed, &item.key)
         });
         self.perform(out, now);
@@ -481,6 +484,7 @@ impl Shared {
                 now,
                 &mut out,
             );
+            self.apply_timers(&out);
             timed.work(id).map(|w| w.phase.clone())
         });
         self.perform(out, now);
@@ -496,7 +500,8 @@ impl Shared {
 
     /// A core timer fired (CORE-A11).
     fn fire(self: &Arc<Self>, timer: TimerId) {
-        lock(&self.armed).remove(&timer);
+        // The fired handle stays in `armed` until replaced: by now the id may belong to a newer
+        // work whose handle must not be forgotten, and cancelling a fired handle is a no-op.
         self.work_step(WorkId(timer.0), |q, p, cache, arrivals, now, out| {
             work::fire_timer(q, timer, p, cache, arrivals, now, out);
         });
@@ -547,6 +552,20 @@ impl Shared {
                     message: e.message(),
                 }),
                 Effect::Api(request) => self.send(request, now),
+                // Already applied under the timed queue's lock (`apply_timers`).
+                Effect::ArmTimer { .. } | Effect::CancelTimer { .. } => {}
+                Effect::Decision(d) => self.note(&d.pod, &describe(&d.note)),
+            }
+        }
+    }
+
+    /// Arms and disarms the core's timers in the order the core emitted them, while the caller
+    /// still holds the timed queue's lock (RT-CTL-3). Performed later, outside the lock, a
+    /// stale arm or cancel of a work id the core has since freed and given to a new work would
+    /// replace or cancel the new work's timer, which then never fires.
+    fn apply_timers(self: &Arc<Self>, effects: &[Effect]) {
+        for effect in effects {
+            match *effect {
                 Effect::ArmTimer { id, fire_at } => {
                     let me = self.clone();
                     let handle = self.timers.arm(fire_at, Box::new(move || me.fire(id)));
@@ -559,7 +578,7 @@ impl Shared {
                         self.timers.cancel(old);
                     }
                 }
-                Effect::Decision(d) => self.note(&d.pod, &describe(&d.note)),
+                _ => {}
             }
         }
     }

@@ -185,7 +185,7 @@ fn glue_properties_hold_under_random_schedules() {
             let (log, deleted) = run_once(Profile::latest());
             check(&log, &deleted);
         },
-        60,
+        2000,
     );
 }
 
@@ -197,7 +197,7 @@ fn glue_properties_hold_under_pct_schedules() {
                 let (log, deleted) = run_once(profile);
                 check(&log, &deleted);
             },
-            40,
+            800,
             3,
         );
     }
