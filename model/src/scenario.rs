@@ -6,11 +6,12 @@
 //! (`n1.yaml:12: ops[3].at: Invalid value: "soon": expected a duration such as 300s or 250ms`).
 
 use crate::api::{Node, NodeName, Operator, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use crate::field::{BadValue, FieldError, FieldPath};
+use crate::field::{BadValue, FieldError, FieldPath, Segment};
 use crate::manifest::{self, convert, Diagnostic, Located, Object};
 use crate::taint_syntax::{parse_spec, TaintSpec};
 use crate::time::{Duration, Time};
 use crate::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
+use crate::validate;
 use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -851,6 +852,28 @@ impl Reader {
             self.integer(&c)
         })
         .flatten();
+        // As the API server validates it (VAL-TOL), with the comparison operators on as for
+        // manifests; errors are reported at the offending field of this toleration.
+        let raw = k8s_openapi::api::core::v1::Toleration {
+            key: Some(key.clone()),
+            operator: Some(operator.clone()),
+            value: Some(value.clone()),
+            effect: Some(effect.clone()),
+            toleration_seconds: seconds,
+        };
+        let invalid =
+            validate::tolerations_at(std::slice::from_ref(&raw), &FieldPath::root(), true);
+        for e in &invalid {
+            let name = match e.path.segments().last() {
+                Some(Segment::Child(name)) => name.as_str(),
+                _ => "",
+            };
+            let line = with_child!(f, name, |c| c.line()).unwrap_or_else(|| f.line());
+            self.error_at(line, &format!("{}.{name}", f.path), &e.body());
+        }
+        if !invalid.is_empty() {
+            return None;
+        }
         Some(Toleration {
             key: key.as_str().into(),
             operator: Operator::parse(&operator),
@@ -1461,6 +1484,22 @@ expect:
         assert_eq!(
             parse_scenario("s.yaml", GOOD).unwrap().latency_bound(),
             Duration::ZERO
+        );
+    }
+
+    /// The compact form is validated as the API server validates a pod: a bad operator or a
+    /// `tolerationSeconds` on another effect is an error at that field, never a pod that
+    /// silently tolerates nothing.
+    #[test]
+    fn compact_tolerations_are_validated_like_the_api_server() {
+        let bad = GOOD
+            .replace("operator: Equal", "operator: Foo")
+            .replace("effect: NoExecute", "effect: NoSchedule");
+        let err = parse_scenario("s.yaml", &bad).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "s.yaml:9: pods[0].tolerations[0].operator: Unsupported value: \"Foo\": supported values: \"Equal\", \"Exists\", \"Lt\", \"Gt\"\n\
+             s.yaml:11: pods[0].tolerations[0].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set"
         );
     }
 
