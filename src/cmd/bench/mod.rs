@@ -1,3 +1,6 @@
+//! `taintcheck bench model`: the model checker's states per second and the symmetry reduction
+//! (`model.rs`).
+//!
 //! `taintcheck bench runtime`: the reference runtime under an eviction storm (virtual clock) and
 //! its eviction lateness at a steady rate (real clock). Measurements, printed; not tests.
 //!
@@ -8,6 +11,8 @@
 //! clock (or `--trace` reads a trace saved by an earlier run); the oracle then reads and checks
 //! the trace on one thread, streaming, and the command prints lines, wall and CPU seconds, lines
 //! per second, the largest number of pods tracked at once and the process's peak memory.
+
+mod model;
 
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
@@ -37,6 +42,8 @@ enum Target {
     Runtime(RuntimeArgs),
     /// The oracle: check the scale scenario's trace and report its speed.
     Oracle(OracleBench),
+    /// The model checker: unique states per second (1 and 2 threads) and the symmetry reduction.
+    Model(model::ModelBench),
 }
 
 #[derive(Args)]
@@ -62,6 +69,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
     match args.target {
         Target::Runtime(args) => runtime(args),
         Target::Oracle(args) => oracle(&args),
+        Target::Model(args) => model::model(&args),
     }
 }
 
