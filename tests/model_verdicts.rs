@@ -20,6 +20,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("v1.18", "restart", "HHHVHHHHHHHNEENE"),
     ("v1.18", "forever-toleration", "VHHHHHHHHHHNEENN"),
     ("v1.18", "orphaned-timer", "VVHHHHVHHHVEEENN"),
+    ("v1.18", "live-read", "VHHHHVHHHHHENNNN"),
     ("latest", "default", "VVVVHHVHHHVEEENN"),
     ("latest", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
     ("latest", "same-name-successor", "VVVVVVVHHHVNEENN"),
@@ -29,15 +30,17 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("latest", "restart", "HHHVHHHHHHHNEENE"),
     ("latest", "forever-toleration", "HHHHHHHHHHHNEENN"),
     ("latest", "orphaned-timer", "VVHHHHVHHHVEEENN"),
+    ("latest", "live-read", "VHHHHVHHHHHENNNN"),
     ("fixed", "default", "HHHHHHHHHHHEEENN"),
     ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
     ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
     ("fixed", "toleration-change", "HHHHHHHHHHHEEENN"),
-    ("fixed", "stale-cache", "HHHHHVHHHHHENENN"),
+    ("fixed", "stale-cache", "HHHHHHHHHHHENENN"),
     ("fixed", "failing-delete", "HHHHHHHHHHHENNEN"),
     ("fixed", "restart", "HHHVHHHHHHHNENNE"),
     ("fixed", "forever-toleration", "HHHHHHHHHHHNEENN"),
     ("fixed", "orphaned-timer", "HHHHHHHHHHHEEENN"),
+    ("fixed", "live-read", "HHHHHHHHHHHENENN"),
 ];
 
 fn check(profile: &str, config: &str) -> Report {
@@ -101,6 +104,7 @@ rows! {
     v1_18_restart: "v1.18", "restart";
     v1_18_forever_toleration: "v1.18", "forever-toleration";
     v1_18_orphaned_timer: "v1.18", "orphaned-timer";
+    v1_18_live_read: "v1.18", "live-read";
     latest_default: "latest", "default";
     latest_timer_vs_cancel: "latest", "timer-vs-cancel";
     latest_same_name_successor: "latest", "same-name-successor";
@@ -110,6 +114,7 @@ rows! {
     latest_restart: "latest", "restart";
     latest_forever_toleration: "latest", "forever-toleration";
     latest_orphaned_timer: "latest", "orphaned-timer";
+    latest_live_read: "latest", "live-read";
     fixed_default: "fixed", "default";
     fixed_timer_vs_cancel: "fixed", "timer-vs-cancel";
     fixed_same_name_successor: "fixed", "same-name-successor";
@@ -119,11 +124,12 @@ rows! {
     fixed_restart: "fixed", "restart";
     fixed_forever_toleration: "fixed", "forever-toleration";
     fixed_orphaned_timer: "fixed", "orphaned-timer";
+    fixed_live_read: "fixed", "live-read";
 }
 
 #[test]
 fn every_table_row_has_a_test_and_a_full_width() {
-    assert_eq!(TABLE.len(), 27);
+    assert_eq!(TABLE.len(), 30);
     for (p, c, cells) in TABLE {
         assert_eq!(cells.len(), PROPERTIES.len(), "{p}/{c}");
     }
@@ -133,13 +139,50 @@ fn every_table_row_has_a_test_and_a_full_width() {
 /// means the model or the core changed behaviour; re-derive and review, never just bump.
 #[test]
 fn unique_state_counts_are_pinned_on_timer_vs_cancel() {
-    for (profile, unique) in [("v1.18", 406), ("latest", 412), ("fixed", 246)] {
+    for (profile, unique) in [("v1.18", 406), ("latest", 412), ("fixed", 292)] {
         assert_eq!(
             check(profile, "timer-vs-cancel").unique_states,
             unique,
             "{profile}"
         );
     }
+}
+
+/// PROFILE-12: the live read alone (PR #140198 as proposed: GET the pod, then its node) does
+/// not make JUST-1 hold: the pod's tolerations can change between the two reads, so the
+/// controller combines an old pod with a new node. The resourceVersion precondition is what
+/// `fixed` needs; without it the counterexample shows the toleration change between the GETs.
+#[test]
+fn live_read_without_resource_version_is_not_enough() {
+    let profile = Profile {
+        version_precondition: false,
+        ..Profile::fixed()
+    };
+    let model = TaintSys::new(
+        profile,
+        CheckConfig::builtin("live-read").expect("built-in config"),
+    );
+    let r = run(model, &RunOptions::default(), |_, _, _| {});
+    let just = r
+        .properties
+        .iter()
+        .find(|p| p.name.starts_with("JUST-1"))
+        .expect("JUST-1");
+    assert_eq!(just.status, Status::Violated);
+    let text = just.counterexample.as_ref().expect("a path").steps.join("\n");
+    // The pod's GET is answered (and the node's GET sent), then the pod changes, then the node's
+    // answer leads to the PATCH.
+    let pod_read = text.find("GET node n1").expect("the pod read, the node's GET sent");
+    let forever = text.find("tolerate forever").expect("the toleration becomes forever");
+    let node_read = text.find("PATCH DisruptionTarget").expect("the node read passes");
+    assert!(pod_read < forever && forever < node_read, "{text}");
+    let others: String = r
+        .properties
+        .iter()
+        .filter(|p| !p.name.starts_with("JUST-1"))
+        .map(|p| code(p.status))
+        .collect();
+    assert!(!others.contains('V'), "only JUST-1 falls: {others}");
 }
 
 /// The upstream races named by the issue appear as counterexamples with the expected story.

@@ -181,6 +181,8 @@ fn a_fabricated_deletion_is_refused() {
             namespace: "default".into(),
             name: "p0".into(),
             uid: None,
+            node: None,
+            resource_version: None,
         },
     });
     match replay(&trace, Profile::latest(), t) {

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 use taintcheck_model::admission::{
     daemonset_tolerations, default_toleration_seconds, DefaultTolerationSeconds,
 };
-use taintcheck_model::api::{Node, NodeName, Pod, PodKey, Toleration, Uid};
+use taintcheck_model::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Toleration, Uid};
+use taintcheck_model::api_server::{self, Write};
+use taintcheck_model::core::{ApiRequest, ApiResult, Verb};
 use taintcheck_model::scenario::{Admission, PodSpec};
 use taintcheck_model::taint_syntax::{reorganize, TaintSpec};
 use taintcheck_model::time::Duration;
@@ -69,6 +71,10 @@ struct StoredPod {
     pod: Pod,
     /// `metadata.deletionTimestamp` is set; the object stays until its grace period ends.
     terminating: bool,
+    /// The resourceVersion of its last write.
+    version: ResourceVersion,
+    /// Its status has the taint manager's `DisruptionTarget` condition.
+    disruption_target: bool,
 }
 
 struct State {
@@ -96,9 +102,23 @@ pub struct ApiServer {
 /// What a controller request did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Answer {
-    pub result: ResponseResult,
+    pub result: ApiResult,
     /// The UID of the pod the request found (GET) or acted on (PATCH, DELETE).
     pub uid: Option<Uid>,
+    /// The pod's resourceVersion a GET returned or a PATCH produced.
+    pub version: Option<ResourceVersion>,
+}
+
+impl Answer {
+    /// The trace's `response` line for request `id`.
+    pub fn response(&self, id: u64) -> TraceEvent {
+        TraceEvent::Response {
+            id,
+            result: ResponseResult::from(&self.result),
+            uid: self.uid.clone(),
+            resource_version: self.version,
+        }
+    }
 }
 
 impl ApiServer {
@@ -225,6 +245,8 @@ impl ApiServer {
             StoredPod {
                 pod: pod.clone(),
                 terminating: false,
+                version: ResourceVersion::default(), // set by publish_pod
+                disruption_target: false,
             },
         );
         self.publish_pod(&mut s, Watch::Added(pod.clone()));
@@ -314,33 +336,59 @@ impl ApiServer {
         lock(&self.state).faults.push(rule);
     }
 
-    /// Serves a controller request (RT-API-4): GET by name; PATCH and DELETE by name, with an
-    /// optional UID precondition. A DELETE removes the pod, or marks it terminating and removes
-    /// it when its grace period ends.
-    pub fn serve(&self, verb: RequestVerb, key: &PodKey, uid: Option<&Uid>) -> Answer {
+    /// Serves a controller request (RT-API-4) through the model's API semantics
+    /// ([`api_server::answer`]: GET of a pod or a node; PATCH and DELETE by name with optional
+    /// UID and resourceVersion preconditions), after any injected fault. A PATCH adds the
+    /// `DisruptionTarget` condition (a new resourceVersion, a watch event); a DELETE removes the
+    /// pod, or marks it terminating and removes it when its grace period ends.
+    pub fn serve(&self, request: &ApiRequest) -> Answer {
         let mut s = lock(&self.state);
-        if let Some(result) = take_fault(&mut s.faults, verb, key) {
-            return Answer { result, uid: None };
-        }
-        let Some(stored) = s.pods.get(key) else {
+        if let Some(result) = take_fault(&mut s.faults, RequestVerb::from(&request.verb), &request.pod)
+        {
+            let result = match result {
+                ResponseResult::NotFound => ApiResult::NotFound,
+                ResponseResult::PreconditionFailed => ApiResult::PreconditionFailed,
+                ResponseResult::Ok | ResponseResult::Failed => ApiResult::Failed,
+            };
             return Answer {
-                result: ResponseResult::NotFound,
+                result,
                 uid: None,
-            };
-        };
-        let found = stored.pod.uid.clone();
-        if uid.is_some_and(|u| *u != found) {
-            return Answer {
-                result: ResponseResult::PreconditionFailed,
-                uid: Some(found),
+                version: None,
             };
         }
-        if verb == RequestVerb::Delete {
-            self.begin_delete(&mut s, key);
+        let stored = s.pods.get(&request.pod).map(|p| api_server::StoredPod {
+            pod: &p.pod,
+            version: p.version,
+            disruption_target: p.disruption_target,
+        });
+        let found = match request.verb {
+            Verb::GetNode(_) => None,
+            _ => stored.map(|p| p.pod.uid.clone()),
+        };
+        let next = ResourceVersion(s.rv + 1);
+        let nodes = &s.nodes;
+        let (mut result, write) =
+            api_server::answer(request, stored, |n| nodes.get(n).cloned(), next);
+        let mut version = match &result {
+            ApiResult::Pod(p) => Some(p.version),
+            _ => None,
+        };
+        match write {
+            Write::Nothing => {}
+            Write::MarkDisruptionTarget => {
+                let stored = s.pods.get_mut(&request.pod).expect("answered from it");
+                stored.disruption_target = true;
+                let pod = stored.pod.clone();
+                let rv = ResourceVersion(self.publish_pod(&mut s, Watch::Modified(pod)));
+                result = ApiResult::Patched(rv);
+                version = Some(rv);
+            }
+            Write::Delete => self.begin_delete(&mut s, &request.pod),
         }
         Answer {
-            result: ResponseResult::Ok,
-            uid: Some(found),
+            result,
+            uid: found,
+            version,
         }
     }
 
@@ -374,13 +422,16 @@ impl ApiServer {
                 }
                 stored.terminating = true;
                 let pod = stored.pod.clone();
+                let disruption_target = stored.disruption_target;
                 let uid = pod.uid.clone();
                 s.rv += 1;
                 let rv = s.rv;
+                stored_version(s, key, rv);
                 self.recorder.record(TraceEvent::PodModified {
                     rv,
                     pod,
                     terminating: true,
+                    disruption_target,
                 });
                 let (me, key) = (self.clone(), key.clone());
                 let at = self.timers.now().plus(grace);
@@ -417,9 +468,16 @@ impl ApiServer {
         }
     }
 
-    fn publish_pod(&self, s: &mut State, change: Watch<Pod>) {
+    /// Records and publishes a pod change; returns its resourceVersion, which a stored pod
+    /// takes as its own.
+    fn publish_pod(&self, s: &mut State, change: Watch<Pod>) -> u64 {
         s.rv += 1;
         let rv = s.rv;
+        stored_version(s, &change.object().key, rv);
+        let disruption_target = s
+            .pods
+            .get(&change.object().key)
+            .is_some_and(|p| p.disruption_target);
         self.recorder.record(match &change {
             Watch::Added(pod) => TraceEvent::PodAdded {
                 rv,
@@ -429,6 +487,7 @@ impl ApiServer {
                 rv,
                 pod: pod.clone(),
                 terminating: false,
+                disruption_target,
             },
             Watch::Deleted(pod) => TraceEvent::PodDeleted {
                 rv,
@@ -440,6 +499,14 @@ impl ApiServer {
         for w in s.pod_watchers.values() {
             w(change.clone());
         }
+        rv
+    }
+}
+
+/// The stored pod `key` (if any) is now at resourceVersion `rv`.
+fn stored_version(s: &mut State, key: &PodKey, rv: u64) {
+    if let Some(p) = s.pods.get_mut(key) {
+        p.version = ResourceVersion(rv);
     }
 }
 

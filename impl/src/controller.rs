@@ -21,12 +21,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
 use taintcheck_model::core::handlers::{self, NodeTaints, TaintedNodes};
 use taintcheck_model::core::{
-    node_updated, pod_updated, shard_of, work, ApiResult, Arrivals, ClusterView, Config, Effect,
+    node_updated, pod_updated, shard_of, work, Arrivals, ClusterView, Config, Effect,
     Immediate, Note, PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
 };
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent};
+use taintcheck_model::trace::{RequestVerb, TraceEvent};
 
 #[cfg(feature = "mutants")]
 use crate::mutants::Mutant;
@@ -602,21 +602,10 @@ impl Shared {
             },
             _ => request,
         };
-        let verb = match request.verb {
-            Verb::Get => RequestVerb::Get,
-            Verb::PatchDisruptionTarget => RequestVerb::Patch,
-            Verb::Delete => RequestVerb::Delete,
-        };
         let trace_id = self.recorder.next_request_id();
-        self.recorder.record(TraceEvent::Request {
-            id: trace_id,
-            verb,
-            namespace: request.pod.namespace.to_string(),
-            name: request.pod.name.to_string(),
-            uid: request.uid.clone(),
-        });
+        self.recorder.record(request_line(trace_id, &request));
         #[cfg(feature = "mutants")]
-        if self.mutant == Some(Mutant::DeletesTwice) && verb == RequestVerb::Delete {
+        if self.mutant == Some(Mutant::DeletesTwice) && request.verb == Verb::Delete {
             self.send_again(&request, now);
         }
         let me = self.clone();
@@ -624,21 +613,11 @@ impl Shared {
         self.timers.arm(
             at,
             Box::new(move || {
-                let answer = me.api.serve(verb, &request.pod, request.uid.as_ref());
-                me.recorder.record(TraceEvent::Response {
-                    id: trace_id,
-                    result: answer.result,
-                    uid: answer.uid.clone(),
-                });
-                let result = match answer.result {
-                    ResponseResult::Ok => ApiResult::Ok(answer.uid),
-                    ResponseResult::NotFound => ApiResult::NotFound,
-                    ResponseResult::PreconditionFailed => ApiResult::PreconditionFailed,
-                    ResponseResult::Failed => ApiResult::Failed,
-                };
+                let answer = me.api.serve(&request);
+                me.recorder.record(answer.response(trace_id));
                 let id = WorkId(request.id.0);
                 me.work_step(id, |q, p, cache, arrivals, now, out| {
-                    work::responded(q, request.id, result, p, cache, arrivals, now, out);
+                    work::responded(q, request.id, answer.result, p, cache, arrivals, now, out);
                 });
             }),
         );
@@ -648,28 +627,32 @@ impl Shared {
     #[cfg(feature = "mutants")]
     fn send_again(self: &Arc<Self>, request: &taintcheck_model::core::ApiRequest, now: Time) {
         let trace_id = self.recorder.next_request_id();
-        self.recorder.record(TraceEvent::Request {
-            id: trace_id,
-            verb: RequestVerb::Delete,
-            namespace: request.pod.namespace.to_string(),
-            name: request.pod.name.to_string(),
-            uid: request.uid.clone(),
-        });
+        self.recorder.record(request_line(trace_id, request));
         let me = self.clone();
         let request = request.clone();
         self.timers.arm(
             now.plus(self.api.latency()),
             Box::new(move || {
-                let answer = me
-                    .api
-                    .serve(RequestVerb::Delete, &request.pod, request.uid.as_ref());
-                me.recorder.record(TraceEvent::Response {
-                    id: trace_id,
-                    result: answer.result,
-                    uid: answer.uid,
-                });
+                let answer = me.api.serve(&request);
+                me.recorder.record(answer.response(trace_id));
             }),
         );
+    }
+}
+
+/// The trace's `request` line for `request`, numbered `id`.
+fn request_line(id: u64, request: &taintcheck_model::core::ApiRequest) -> TraceEvent {
+    TraceEvent::Request {
+        id,
+        verb: RequestVerb::from(&request.verb),
+        namespace: request.pod.namespace.to_string(),
+        name: request.pod.name.to_string(),
+        uid: request.uid.clone(),
+        node: match &request.verb {
+            Verb::GetNode(node) => Some(node.clone()),
+            _ => None,
+        },
+        resource_version: request.version,
     }
 }
 
@@ -706,6 +689,7 @@ fn describe(note: &Note) -> String {
         Note::NotOurNode => "pod bound to another node than the item's: ignored".into(),
         Note::Suppressed => "work cancelled before it ran".into(),
         Note::RecheckAbandoned => "re-check: no longer to be deleted".into(),
+        Note::LiveRecheckAbandoned => "live read: the API no longer calls for deletion".into(),
         Note::GaveUp => "every attempt failed: deletion dropped".into(),
     }
 }

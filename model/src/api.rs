@@ -28,6 +28,20 @@ impl fmt::Display for Uid {
     }
 }
 
+/// An object's `metadata.resourceVersion`, compared only for equality: a request carrying one
+/// applies only if the object is unchanged since it was read (optimistic concurrency).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct ResourceVersion(pub u64);
+
+impl fmt::Display for ResourceVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 /// `namespace/name`: the identity upstream keys its timers and queues by (not the UID).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct PodKey {

@@ -17,6 +17,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod api_server;
 pub mod check;
 pub mod conformance;
 pub mod core;

@@ -3,7 +3,7 @@
 //! Every function here is the single place its rule lives; the core, `explain`, the scheduler
 //! predicates and the oracle all call these.
 
-use crate::api::{Operator, Taint, TaintEffect, Toleration};
+use crate::api::{Node, Operator, Pod, Taint, TaintEffect, Toleration};
 use crate::time::{Duration, Time};
 
 /// Upstream `Toleration.ToleratesTaint` (`staging/src/k8s.io/api/core/v1/toleration.go`, newest
@@ -244,6 +244,19 @@ pub fn earliest_eviction<'a>(
             }
         })
         .min()
+}
+
+/// True when `node` has a NoExecute taint that `pod` does not tolerate forever: the pod is due
+/// for eviction at some instant. The model's JUST-1 witness (on the API's objects) and the fixed
+/// design's live re-check (on the objects it just read) both use it. Spec: MATCH-6, JUST-1.
+pub fn exposed(node: &Node, pod: &Pod, comparison_operators: bool) -> bool {
+    earliest_eviction(
+        node.taints.iter().map(|t| (t, Time::ZERO)),
+        &pod.tolerations,
+        Time::ZERO,
+        comparison_operators,
+    )
+    .is_some()
 }
 
 /// True iff the effect is `NoExecute` (upstream `getNoExecuteTaints`' filter).

@@ -37,6 +37,11 @@ pub struct Profile {
     /// Fixed design: mutating requests carry the decided pod's UID as a precondition.
     /// Upstream's DELETE is by name only (semantics §6.2). Spec: PROFILE-8.
     pub uid_precondition: bool,
+    /// Fixed design: under [`DeleteSequence::LiveReadPatchDelete`], the PATCH and DELETE carry
+    /// the resourceVersion the live read returned, so they apply only to the object that was
+    /// read. Off, the live read is PR #140198's as proposed, which a toleration change between
+    /// the two GETs defeats (JUST-1, configuration `live-read`). Spec: PROFILE-12.
+    pub version_precondition: bool,
     /// Fixed design: before every mutating request, re-evaluate the decision against the informer
     /// caches and abandon the work if it no longer holds (N1, N11). Spec: PROFILE-9.
     pub recheck_before_delete: bool,
@@ -91,8 +96,12 @@ pub enum DeleteSequence {
     /// 1.26+ (`PodDisruptionConditions`) and newest: GET, PATCH the `DisruptionTarget` condition
     /// (built from the GET, so carrying the fetched UID), DELETE by name.
     GetPatchDelete,
-    /// Fixed design: the UID is known from the decision, so PATCH and DELETE without a GET.
-    PatchDelete,
+    /// Fixed design (PR #140198's live read, made atomic): GET the pod, then GET its node; go on
+    /// only if the fetched pod is the decided UID, bound, on a node whose NoExecute taints it
+    /// does not tolerate forever; then PATCH (skipped when the condition is there) and DELETE,
+    /// both conditioned on the UID and on the resourceVersion read, so the pod the DELETE
+    /// removes is the object that was exposed when the node was read (JUST-1).
+    LiveReadPatchDelete,
 }
 
 /// The timed queue's key (semantics §5.5: upstream `KeyFromWorkArgs` ignores the UID).
@@ -137,6 +146,7 @@ impl Profile {
             max_backoff: Duration(10),
             work_key: WorkKeyPolicy::Name,
             uid_precondition: false,
+            version_precondition: false,
             recheck_before_delete: false,
             deadline_policy: DeadlinePolicy::FirstWins,
             comparison_operators: false,
@@ -164,11 +174,12 @@ impl Profile {
             name: "fixed",
             completion: CompletionPolicy::OwnedDelete,
             cancel_flag: CancelFlag::BeforeEveryRequest,
-            delete_sequence: DeleteSequence::PatchDelete,
+            delete_sequence: DeleteSequence::LiveReadPatchDelete,
             durable_retry: true,
             max_backoff: Duration(5_000),
             work_key: WorkKeyPolicy::Uid,
             uid_precondition: true,
+            version_precondition: true,
             recheck_before_delete: true,
             deadline_policy: DeadlinePolicy::EarliestLegal,
             ..Profile::latest()

@@ -111,7 +111,8 @@ impl<'de, R: serde_json::de::Read<'de>> Iterator
 struct Importer {
     lines: Vec<(Time, usize, TraceEvent)>,
     nodes: BTreeMap<NodeName, Node>,
-    pods: BTreeMap<PodKey, (Pod, bool)>,
+    /// Per pod: the object, whether it is terminating, whether it has `DisruptionTarget`.
+    pods: BTreeMap<PodKey, (Pod, bool, bool)>,
     /// Events seen, by namespace/name, with the count already turned into lines.
     events: BTreeMap<(String, String), i32>,
     /// The last time of an object line (a fallback when an object carries no time).
@@ -232,10 +233,13 @@ impl Importer {
             return;
         }
         let terminating = p.metadata.deletion_timestamp.is_some();
-        let old = self.pods.insert(key.clone(), (pod.clone(), terminating));
+        let disruption_target = has_disruption_target(p);
+        let old = self
+            .pods
+            .insert(key.clone(), (pod.clone(), terminating, disruption_target));
         let event = match &old {
             None => TraceEvent::PodAdded { rv, pod },
-            Some((o, _)) if o.uid != pod.uid => {
+            Some((o, _, _)) if o.uid != pod.uid => {
                 // A same-name successor whose predecessor's deletion the watch did not show.
                 let t = self.last;
                 self.push(
@@ -249,11 +253,14 @@ impl Importer {
                 );
                 TraceEvent::PodAdded { rv, pod }
             }
-            Some((o, was)) if *o == pod && *was == terminating => return,
-            Some((_, was)) => TraceEvent::PodModified {
+            Some((o, was, had)) if *o == pod && *was == terminating && *had == disruption_target => {
+                return
+            }
+            Some((_, was, _)) => TraceEvent::PodModified {
                 rv,
                 pod,
                 terminating: terminating && !was,
+                disruption_target,
             },
         };
         let t = match &event {
@@ -381,6 +388,19 @@ fn delete_request_time(meta: &ObjectMeta) -> Option<Time> {
     let at = deletion_time(meta)?;
     let grace = meta.deletion_grace_period_seconds.unwrap_or(0);
     Some(Time(at.millis() - grace * 1000))
+}
+
+
+/// The pod's status has `DisruptionTarget=True` (the taint manager's PATCH, or another
+/// disruption's: the controller's GET sees either the same way).
+fn has_disruption_target(p: &k8s::Pod) -> bool {
+    p.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c.type_ == "DisruptionTarget" && c.status == "True")
+        })
 }
 
 #[cfg(test)]

@@ -1317,6 +1317,7 @@ pub fn deletions(trace: &[TraceRecord]) -> Vec<Deletion> {
                 id,
                 result: ResponseResult::Ok,
                 uid,
+                ..
             } => {
                 if let Some(pod) = requests.remove(id) {
                     out.push(Deletion {

@@ -5,7 +5,8 @@
 //! [`crate::api`], so a trace never depends on k8s-openapi. Times are milliseconds from an origin
 //! the writer chooses (scenario start for the runtime, Unix epoch for recordings).
 
-use crate::api::{Node, NodeName, Pod, PodKey, Uid};
+use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
+use crate::core::{ApiResult, Verb};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -58,11 +59,15 @@ pub enum TraceEvent {
         pod: Pod,
     },
     /// `terminating`: the change set `metadata.deletionTimestamp` (a graceful DELETE).
+    /// `disruption_target`: the pod's status has the taint manager's `DisruptionTarget`
+    /// condition (set by its PATCH).
     PodModified {
         rv: u64,
         pod: Pod,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         terminating: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        disruption_target: bool,
     },
     /// The pod object is gone from the API server (not merely terminating).
     PodDeleted {
@@ -74,6 +79,8 @@ pub enum TraceEvent {
     /// The controller sent a request (TRACE-4). `uid`: the UID the request carries as a
     /// precondition or, for a PATCH built from a GET, the UID it was built from; absent when the
     /// implementation does not know it.
+    /// `namespace`/`name` is the pod the work is for; `node` names the node a `get_node` reads;
+    /// `resource_version` is the pod's resourceVersion the request carries as a precondition.
     Request {
         id: u64,
         verb: RequestVerb,
@@ -81,6 +88,10 @@ pub enum TraceEvent {
         name: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         uid: Option<Uid>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<NodeName>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resource_version: Option<ResourceVersion>,
     },
     /// The API server's answer to request `id`.
     Response {
@@ -89,6 +100,9 @@ pub enum TraceEvent {
         /// The UID of the pod the request found or acted on, when the server reports one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         uid: Option<Uid>,
+        /// The pod's resourceVersion a `get` returned or a `patch` produced.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resource_version: Option<ResourceVersion>,
     },
     /// An Event the controller recorded on a pod (TRACE-4).
     Event {
@@ -128,14 +142,28 @@ pub enum Observed {
 #[serde(rename_all = "snake_case")]
 pub enum RequestVerb {
     Get,
+    /// The fixed design's live read of the pod's node (`node` names it).
+    GetNode,
     Patch,
     Delete,
+}
+
+impl From<&Verb> for RequestVerb {
+    fn from(verb: &Verb) -> RequestVerb {
+        match verb {
+            Verb::Get => RequestVerb::Get,
+            Verb::GetNode(_) => RequestVerb::GetNode,
+            Verb::PatchDisruptionTarget => RequestVerb::Patch,
+            Verb::Delete => RequestVerb::Delete,
+        }
+    }
 }
 
 impl fmt::Display for RequestVerb {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             RequestVerb::Get => "GET",
+            RequestVerb::GetNode => "GET node",
             RequestVerb::Patch => "PATCH",
             RequestVerb::Delete => "DELETE",
         })
@@ -152,6 +180,19 @@ pub enum ResponseResult {
     PreconditionFailed,
     /// Any other error (webhook denial, 5xx, timeout).
     Failed,
+}
+
+impl From<&ApiResult> for ResponseResult {
+    fn from(result: &ApiResult) -> ResponseResult {
+        match result {
+            ApiResult::Pod(_) | ApiResult::Node(_) | ApiResult::Patched(_) | ApiResult::Deleted => {
+                ResponseResult::Ok
+            }
+            ApiResult::NotFound => ResponseResult::NotFound,
+            ApiResult::PreconditionFailed => ResponseResult::PreconditionFailed,
+            ApiResult::Failed => ResponseResult::Failed,
+        }
+    }
 }
 
 impl fmt::Display for ResponseResult {
@@ -204,10 +245,20 @@ impl fmt::Display for TraceEvent {
                 write!(f, "api    pod {} added{}", pod.key, pod_details(pod))
             }
             TraceEvent::PodModified {
-                pod, terminating, ..
+                pod,
+                terminating,
+                disruption_target,
+                ..
             } => {
                 if *terminating {
                     write!(f, "api    pod {} terminating (uid {})", pod.key, pod.uid)
+                } else if *disruption_target {
+                    write!(
+                        f,
+                        "api    pod {} has DisruptionTarget{}",
+                        pod.key,
+                        pod_details(pod)
+                    )
                 } else {
                     write!(f, "api    pod {} modified{}", pod.key, pod_details(pod))
                 }
@@ -224,14 +275,23 @@ impl fmt::Display for TraceEvent {
                 namespace,
                 name,
                 uid,
+                node,
+                resource_version,
             } => {
-                write!(f, "ctrl   {verb} pod {namespace}/{name} (request #{id}")?;
-                match uid {
-                    Some(uid) => write!(f, ", uid {uid})"),
-                    None => f.write_str(")"),
+                match node {
+                    Some(node) => write!(f, "ctrl   {verb} {node} for pod {namespace}/{name}")?,
+                    None => write!(f, "ctrl   {verb} pod {namespace}/{name}")?,
                 }
+                write!(f, " (request #{id}")?;
+                if let Some(uid) = uid {
+                    write!(f, ", uid {uid}")?;
+                }
+                if let Some(rv) = resource_version {
+                    write!(f, ", resourceVersion {rv}")?;
+                }
+                f.write_str(")")
             }
-            TraceEvent::Response { id, result, uid } => {
+            TraceEvent::Response { id, result, uid, .. } => {
                 write!(f, "api    request #{id}: {result}")?;
                 match uid {
                     Some(uid) => write!(f, " (uid {uid})"),
@@ -419,6 +479,8 @@ mod tests {
                 namespace: "default".into(),
                 name: "web-0".into(),
                 uid: None,
+                node: None,
+                resource_version: None,
             },
         };
         assert_eq!(

@@ -3,12 +3,38 @@
 //! function runs; here a run is a work that starts (the "Marking for deletion" event). Their fake
 //! clock is the virtual `now`.
 
-use taintcheck_model::api::PodKey;
+use std::sync::Arc;
+use taintcheck_model::api::{Pod, PodKey, ResourceVersion, Uid};
 use taintcheck_model::core::driver::Cluster;
 use taintcheck_model::core::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
-use taintcheck_model::core::{work, ApiResult, Arrivals, Effect, EventKind};
+use taintcheck_model::core::{
+    work, ApiResult, Arrivals, Effect, EventKind, FetchedPod, Verb, WorkId,
+};
 use taintcheck_model::profile::{CompletionPolicy, Profile};
 use taintcheck_model::time::Time;
+
+/// The successful answer to the request work `id` waits for, if any (the Go tests' fake client
+/// succeeds at everything).
+fn success(queue: &TimedQueue, id: WorkId) -> Option<ApiResult> {
+    let WorkPhase::Requesting { request, .. } = &queue.work(id)?.phase else {
+        return None;
+    };
+    Some(match &request.verb {
+        Verb::Get => ApiResult::Pod(Arc::new(FetchedPod {
+            pod: Pod {
+                key: request.pod.clone(),
+                uid: Uid("uid".into()),
+                node_name: Some("node".into()),
+                tolerations: vec![],
+            },
+            version: ResourceVersion(1),
+            disruption_target: false,
+        })),
+        Verb::GetNode(_) => return None, // a fixed-design read: no upstream test sends it
+        Verb::PatchDisruptionTarget => ApiResult::Patched(ResourceVersion(2)),
+        Verb::Delete => ApiResult::Deleted,
+    })
+}
 
 fn key(name: &str) -> WorkKey {
     WorkKey {
@@ -71,16 +97,18 @@ impl Harness {
                 );
                 progressed |=
                     work::start_work(&mut self.queue, id, p, v, &Arrivals::default(), n, out);
-                progressed |= work::responded(
-                    &mut self.queue,
-                    id.request(),
-                    ApiResult::Ok(None),
-                    p,
-                    v,
-                    &Arrivals::default(),
-                    n,
-                    out,
-                );
+                if let Some(answer) = success(&self.queue, id) {
+                    progressed |= work::responded(
+                        &mut self.queue,
+                        id.request(),
+                        answer,
+                        p,
+                        v,
+                        &Arrivals::default(),
+                        n,
+                        out,
+                    );
+                }
                 progressed |= self.queue.complete(id, p).is_some();
             }
             if !progressed {
@@ -212,7 +240,7 @@ fn running_worker_completion_does_not_remove_replacement() {
             // Release the first worker: its GET, PATCH and DELETE succeed, then it completes.
             for _ in 0..3 {
                 let (p, v) = (&h.profile, &h.view);
-                let result = ApiResult::Ok(None);
+                let result = success(&h.queue, first).expect("a request in flight");
                 work::responded(
                     &mut h.queue,
                     first.request(),

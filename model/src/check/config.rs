@@ -48,6 +48,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../specs/configs/orphaned-timer.yaml"),
     ),
     (
+        "live-read",
+        include_str!("../../../specs/configs/live-read.yaml"),
+    ),
+    (
         "three-pods",
         include_str!("../../../specs/configs/three-pods.yaml"),
     ),

@@ -160,15 +160,19 @@ pub fn effect(e: &Effect) -> String {
     match e {
         Effect::Event(ev) => format!("event \"{}\"", ev.message()),
         Effect::Api(r) => {
-            let verb = match r.verb {
-                Verb::Get => "GET",
-                Verb::PatchDisruptionTarget => "PATCH DisruptionTarget",
-                Verb::Delete => "DELETE",
+            let target = match &r.verb {
+                Verb::Get => format!("GET {}", r.pod),
+                Verb::GetNode(node) => format!("GET node {node} (for {})", r.pod),
+                Verb::PatchDisruptionTarget => format!("PATCH DisruptionTarget {}", r.pod),
+                Verb::Delete => format!("DELETE {}", r.pod),
             };
-            match &r.uid {
-                Some(uid) => format!("{verb} {} (uid {uid}) as request #{}", r.pod, r.id.0),
-                None => format!("{verb} {} as request #{}", r.pod, r.id.0),
-            }
+            let preconditions = match (&r.uid, r.version) {
+                (Some(uid), Some(rv)) => format!(" (uid {uid}, resourceVersion {rv})"),
+                (Some(uid), None) => format!(" (uid {uid})"),
+                (None, Some(rv)) => format!(" (resourceVersion {rv})"),
+                (None, None) => String::new(),
+            };
+            format!("{target}{preconditions} as request #{}", r.id.0)
         }
         Effect::ArmTimer { id, fire_at } => format!("arm timer #{} for {}ms", id.0, fire_at.0),
         Effect::CancelTimer { id } => format!("stop timer #{}", id.0),
@@ -194,6 +198,9 @@ pub fn effect(e: &Effect) -> String {
                 Note::NotOurNode => format!("{p} is bound to another node: nothing done"),
                 Note::Suppressed => format!("work for {p} was cancelled before it started"),
                 Note::RecheckAbandoned => format!("re-check: {p} no longer to be deleted"),
+                Note::LiveRecheckAbandoned => {
+                    format!("live read: the API no longer calls for deleting {p}")
+                }
                 Note::GaveUp => format!("give up deleting {p}"),
             }
         }

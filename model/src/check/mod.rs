@@ -21,7 +21,8 @@ pub use action::{Action, EnvOp};
 pub use config::{CheckConfig, OpKind, Overrides};
 pub use state::SysState;
 
-use crate::api::{Node, NodeName, Pod, PodKey};
+use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion};
+use crate::api_server::{self, StoredPod, Write};
 use crate::core::{
     ApiRequest, ApiResult, ClusterView, Config as CoreConfig, Controller, Effect, EventKind, Note,
     Step, Verb, WorkPhase, Worker,
@@ -119,15 +120,7 @@ impl TaintSys {
                 node_name: p.node.as_deref().map(Into::into),
                 tolerations: p.tolerations.clone(),
             };
-            api.pods.insert(
-                pod.key.clone(),
-                ApiPod {
-                    bound_since: pod.node_name.as_ref().map(|_| Time::ZERO),
-                    changed_at: Time::ZERO,
-                    pod,
-                    exposed_in_api: false,
-                },
-            );
+            api.pods.insert(pod.key.clone(), ApiPod::new(pod, Time::ZERO));
         }
         api.note_exposure(self.ops());
         let mut s = SysState {
@@ -432,23 +425,44 @@ impl TaintSys {
                 .push(format!("api server fails {:?} {}", req.verb, req.pod));
             return ApiResult::Failed;
         }
-        let Some(p) = s.api.pods.get(&req.pod) else {
-            out.notes.push(format!("api server: {} not found", req.pod));
-            return ApiResult::NotFound;
-        };
-        if req.uid.as_ref().is_some_and(|u| *u != p.pod.uid) {
-            out.notes
-                .push(format!("api server: {} precondition failed", req.pod));
-            return ApiResult::PreconditionFailed;
-        }
-        match req.verb {
-            Verb::Get => ApiResult::Ok(Some(p.pod.uid.clone())),
-            Verb::PatchDisruptionTarget => ApiResult::Ok(None),
-            Verb::Delete => {
+        let stored = s.api.pods.get(&req.pod).map(|p| StoredPod {
+            pod: &p.pod,
+            version: p.version,
+            disruption_target: p.disruption_target,
+        });
+        let next_version = stored.map_or(ResourceVersion(1), |p| ResourceVersion(p.version.0 + 1));
+        let nodes = &s.api.nodes;
+        let (result, write) = api_server::answer(
+            req,
+            stored,
+            |name| nodes.get(name).map(|n| n.node.clone()),
+            next_version,
+        );
+        match write {
+            Write::Nothing => match &result {
+                ApiResult::NotFound => out.notes.push(format!("api server: {} not found", req.pod)),
+                ApiResult::PreconditionFailed => out
+                    .notes
+                    .push(format!("api server: {} precondition failed", req.pod)),
+                _ => {}
+            },
+            // A status-only change: the pod informer's event for it is dropped by the update
+            // filter (CORE-A1), so the model delivers none (MODEL-A4).
+            Write::MarkDisruptionTarget => {
+                let p = Arc::make_mut(&mut s.api)
+                    .pods
+                    .get_mut(&req.pod)
+                    .expect("answered from it");
+                p.disruption_target = true;
+                p.bump();
+                out.notes
+                    .push(format!("api server adds DisruptionTarget to {}", req.pod));
+            }
+            Write::Delete => {
                 let p = Arc::make_mut(&mut s.api)
                     .pods
                     .remove(&req.pod)
-                    .expect("looked up above");
+                    .expect("answered from it");
                 out.notes.push(format!(
                     "api server deletes {} (uid {})",
                     req.pod, p.pod.uid
@@ -464,9 +478,9 @@ impl TaintSys {
                 }
                 self.witness_eviction(s, &p, req);
                 s.pods.pending.push_back(Delta::Delete(req.pod.clone()));
-                ApiResult::Ok(None)
             }
         }
+        result
     }
 
     /// SOME-1/2/4/5: classifies a successful eviction for the non-vacuity properties.
@@ -620,17 +634,15 @@ impl TaintSys {
                     .pod_spec(pod)
                     .expect("pods come from the config");
                 let uid = api.fresh_uid(&spec.name);
-                let p = ApiPod {
-                    pod: Pod {
+                let p = ApiPod::new(
+                    Pod {
                         key: pod.clone(),
                         uid,
                         node_name: node.clone(),
                         tolerations: spec.tolerations.clone(),
                     },
-                    bound_since: node.as_ref().map(|_| now),
-                    changed_at: now,
-                    exposed_in_api: false,
-                };
+                    now,
+                );
                 s.pods.pending.push_back(Delta::Upsert(cached_pod(&p)));
                 api.pods.insert(pod.clone(), p);
             }
@@ -638,6 +650,7 @@ impl TaintSys {
                 let p = api.pods.get_mut(pod).expect("enabled on live pods");
                 p.pod.node_name = Some(node.clone());
                 p.bound_since = Some(now);
+                p.bump();
                 s.pods.pending.push_back(Delta::Upsert(cached_pod(p)));
             }
             EnvOp::DeleteNode { node } => {
@@ -676,6 +689,7 @@ impl TaintSys {
         let p = api.pods.get_mut(key).expect("enabled on live pods");
         f(&mut p.pod);
         p.changed_at = now;
+        p.bump();
         pending.push_back(Delta::Upsert(cached_pod(p)));
     }
 }

@@ -6,7 +6,7 @@
 //! Spec: MODEL-S1..MODEL-S6 (specs/spec.md, "State variables").
 
 use super::symmetry::PodClasses;
-use crate::api::{Node, NodeName, Pod, PodKey, Uid};
+use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::Controller;
 use crate::matching;
 use crate::time::Time;
@@ -58,6 +58,30 @@ pub struct ApiPod {
     /// Since its bind, the API has shown its node with a NoExecute taint it does not tolerate
     /// forever (spec JUST-1's witness).
     pub exposed_in_api: bool,
+    /// Its resourceVersion: a counter bumped by every write to this object (only equality is
+    /// ever compared, so a per-object counter is as good as the server's global one).
+    pub version: ResourceVersion,
+    /// Its status has the taint manager's `DisruptionTarget` condition (set by a PATCH).
+    pub disruption_target: bool,
+}
+
+impl ApiPod {
+    /// A new object (create or recreate).
+    pub fn new(pod: Pod, now: Time) -> ApiPod {
+        ApiPod {
+            bound_since: pod.node_name.as_ref().map(|_| now),
+            changed_at: now,
+            pod,
+            exposed_in_api: false,
+            version: ResourceVersion(1),
+            disruption_target: false,
+        }
+    }
+
+    /// Records a write to the object.
+    pub fn bump(&mut self) {
+        self.version.0 += 1;
+    }
 }
 
 /// A watch event in flight from the API server to an informer.
@@ -164,18 +188,6 @@ pub fn earliest_eviction(
     )
 }
 
-/// True when `pod` sits on `node` with a NoExecute taint it does not tolerate forever.
-pub fn exposed(node: &Node, pod: &Pod, comparison_operators: bool) -> bool {
-    earliest_eviction(
-        node,
-        &vec![Time::ZERO; node.taints.len()],
-        pod,
-        Time::ZERO,
-        comparison_operators,
-    )
-    .is_some()
-}
-
 impl ApiServer {
     /// Recomputes `exposed_in_api` after a change of API objects.
     pub fn note_exposure(&mut self, comparison_operators: bool) {
@@ -185,7 +197,7 @@ impl ApiServer {
                 continue;
             }
             if let Some(n) = p.pod.node_name.as_ref().and_then(|n| nodes.get(n)) {
-                p.exposed_in_api = exposed(&n.node, &p.pod, comparison_operators);
+                p.exposed_in_api = matching::exposed(&n.node, &p.pod, comparison_operators);
             }
         }
     }

@@ -961,12 +961,15 @@ mod tests {
         settle(&mut c, &view, Time(0), &mut out);
         assert_eq!(c.next_deadline(), Some(Time(10_000)));
         settle(&mut c, &view, Time(10_000), &mut out);
-        let patch = c
-            .pending_requests()
-            .next()
-            .cloned()
-            .expect("PATCH in flight");
-        assert_eq!(patch.verb, crate::core::Verb::PatchDisruptionTarget);
+        // The live read (GET pod, GET node) passes: the API shows the taint.
+        let patch = loop {
+            let req = c.pending_requests().next().cloned().expect("a request");
+            if req.verb == crate::core::Verb::PatchDisruptionTarget {
+                break req;
+            }
+            let answer = crate::api_server::answer_from_view(&req, &view);
+            c.api_responded(req.id, answer, &view, Time(10_000), &mut out);
+        };
         let clean = Node {
             name: "node1".into(),
             taints: vec![],
@@ -974,7 +977,8 @@ mod tests {
         c.node_observed(Some(&tainted("node1")), Some(&clean), Time(10_000));
         c.node_observed(Some(&clean), Some(&tainted("node1")), Time(10_000));
         out.clear();
-        c.api_responded(patch.id, ApiResult::Ok(None), &view, Time(10_000), &mut out);
+        let patched = ApiResult::Patched(crate::api::ResourceVersion(2));
+        c.api_responded(patch.id, patched, &view, Time(10_000), &mut out);
         assert_eq!(deletes(&out), 0, "{out:?}");
         assert_eq!(
             notes(&out),
@@ -1148,7 +1152,7 @@ mod tests {
                                     0 => ApiResult::Failed,
                                     1 => ApiResult::NotFound,
                                     2 => ApiResult::PreconditionFailed,
-                                    _ => ApiResult::Ok(view.pods.get(&req.pod).map(|p| p.uid.clone())),
+                                    _ => crate::api_server::answer_from_view(&req, &view),
                                 };
                                 c.api_responded(req.id, result, &view, now, &mut out);
                             }

@@ -4,7 +4,8 @@
 //! channels, no real timers; just enough to replay upstream's unit tests and scenarios.
 
 use super::{ApiResult, ClusterView, Config, Controller, Effect, Immediate, Step, Verb};
-use crate::api::{Node, NodeName, Pod, PodKey};
+use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion};
+use crate::api_server::{self, StoredPod, Write};
 use crate::profile::Profile;
 use crate::time::{Duration, Time};
 use std::collections::BTreeMap;
@@ -46,6 +47,9 @@ pub struct Driver {
     pub immediate: Immediate,
     /// Requests of a verb to fail (with [`ApiResult::Failed`]) before answering normally.
     pub failures: BTreeMap<Verb, u32>,
+    /// Per pod: its resourceVersion (writes since creation) and whether its status has the
+    /// `DisruptionTarget` condition.
+    pub status: BTreeMap<PodKey, (ResourceVersion, bool)>,
 }
 
 /// Guard against a livelock in a test: far more steps than any scenario needs.
@@ -67,6 +71,7 @@ impl Driver {
                 crate::profile::ImmediatePath::SameNow => Immediate::Nil,
             },
             failures: BTreeMap::new(),
+            status: BTreeMap::new(),
         }
     }
 
@@ -86,12 +91,18 @@ impl Driver {
     /// Create or replace a pod, delivering the informer event.
     pub fn put_pod(&mut self, pod: Pod) {
         let old = self.cluster.pods.insert(pod.key.clone(), pod.clone());
+        let status = self.status.entry(pod.key.clone()).or_insert((ResourceVersion(0), false));
+        match &old {
+            Some(o) if o.uid == pod.uid => status.0 .0 += 1,
+            _ => *status = (ResourceVersion(1), false),
+        }
         self.controller
             .pod_observed(old.as_ref(), Some(&pod), self.now);
     }
 
     pub fn delete_pod(&mut self, key: &PodKey) {
         if let Some(old) = self.cluster.pods.remove(key) {
+            self.status.remove(key);
             self.controller.pod_observed(Some(&old), None, self.now);
         }
     }
@@ -182,27 +193,35 @@ impl Driver {
         self.log.extend(effects.drain(..).map(|e| (now, e)));
     }
 
-    /// The API server: GET/PATCH/DELETE against the cluster, honouring UID preconditions; a
-    /// successful DELETE removes the pod and delivers the informer's delete event.
+    /// The API server ([`api_server::answer`]) on the cluster; a successful DELETE removes the
+    /// pod and delivers the informer's delete event.
     fn answer(&mut self, request: &super::ApiRequest) -> ApiResult {
         if let Some(n) = self.failures.get_mut(&request.verb).filter(|n| **n > 0) {
             *n -= 1;
             return ApiResult::Failed;
         }
-        let Some(pod) = self.cluster.pods.get(&request.pod) else {
-            return ApiResult::NotFound;
-        };
-        if request.uid.as_ref().is_some_and(|uid| *uid != pod.uid) {
-            return ApiResult::PreconditionFailed;
-        }
-        match request.verb {
-            Verb::Get => ApiResult::Ok(Some(pod.uid.clone())),
-            Verb::PatchDisruptionTarget => ApiResult::Ok(None),
-            Verb::Delete => {
-                self.delete_pod(&request.pod);
-                ApiResult::Ok(None)
+        let status = self.status.get(&request.pod).copied();
+        let stored = self
+            .cluster
+            .pods
+            .get(&request.pod)
+            .zip(status)
+            .map(|(pod, (version, disruption_target))| StoredPod {
+                pod,
+                version,
+                disruption_target,
+            });
+        let next = ResourceVersion(status.map_or(1, |s| s.0 .0 + 1));
+        let nodes = &self.cluster.nodes;
+        let (result, write) = api_server::answer(request, stored, |n| nodes.get(n).cloned(), next);
+        match write {
+            Write::Nothing => {}
+            Write::MarkDisruptionTarget => {
+                self.status.insert(request.pod.clone(), (next, true));
             }
+            Write::Delete => self.delete_pod(&request.pod),
         }
+        result
     }
 
     /// Settle, then fire timers in order up to `until`, settling at each; the clock ends at

@@ -1,7 +1,8 @@
 //! What the core asks its caller to do (effects) and what the caller reports back (API results).
 //! Effects are commands; the core never performs them. Spec: CORE-E1..CORE-E4.
 
-use crate::api::{PodKey, Uid};
+use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
+use std::sync::Arc;
 use crate::time::Time;
 use std::fmt;
 
@@ -65,10 +66,13 @@ impl EventRecord {
 }
 
 /// The API call of a request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Verb {
     /// `GET pods/{name}`.
     Get,
+    /// Fixed design: `GET nodes/{name}` of the node the fetched pod is bound to (the live
+    /// re-check, PR #140198).
+    GetNode(NodeName),
     /// `PATCH pods/{name}/status` adding `DisruptionTarget=True`, reason
     /// `DeletionByTaintManager`, message "Taint manager: deleting due to NoExecute taint".
     PatchDisruptionTarget,
@@ -76,25 +80,51 @@ pub enum Verb {
     Delete,
 }
 
+impl Verb {
+    /// A read: it changes nothing, so the fixed design's cache re-check does not guard it.
+    pub fn is_read(&self) -> bool {
+        matches!(self, Verb::Get | Verb::GetNode(_))
+    }
+}
+
 /// A request the controller sends. Spec: CORE-E2.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ApiRequest {
     pub id: RequestId,
     pub verb: Verb,
+    /// The pod the work is for (for [`Verb::GetNode`], the pod whose node is read).
     pub pod: PodKey,
     /// The UID precondition: the request applies only if the pod holding the name has this UID
     /// (a PATCH built from a GET carries the fetched UID; the fixed profile's DELETE carries the
     /// decided pod's). `None`: by name, hitting whichever pod holds it.
     pub uid: Option<Uid>,
+    /// Fixed design: the resourceVersion precondition (PATCH and DELETE apply only to the object
+    /// as the work last read or wrote it).
+    pub version: Option<ResourceVersion>,
+}
+
+/// A pod as a GET returns it: the object, its resourceVersion, and whether its status already
+/// has the taint manager's `DisruptionTarget` condition.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FetchedPod {
+    pub pod: Pod,
+    pub version: ResourceVersion,
+    pub disruption_target: bool,
 }
 
 /// How the API server answered a request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ApiResult {
-    /// Success; a GET returns the fetched pod's UID.
-    Ok(Option<Uid>),
+    /// A GET of the pod succeeded.
+    Pod(Arc<FetchedPod>),
+    /// A GET of the node succeeded.
+    Node(Arc<Node>),
+    /// The PATCH was applied; the pod's new resourceVersion.
+    Patched(ResourceVersion),
+    /// The DELETE was applied.
+    Deleted,
     NotFound,
-    /// The UID precondition did not hold (HTTP 409).
+    /// A UID or resourceVersion precondition did not hold (HTTP 409).
     PreconditionFailed,
     /// Any other error (timeout, 5xx, throttling).
     Failed,
@@ -133,6 +163,9 @@ pub enum Note {
     Suppressed,
     /// Fixed design: the re-check against the caches no longer calls for deletion.
     RecheckAbandoned,
+    /// Fixed design: the live read shows another pod under the name, an unbound pod, a node that
+    /// is gone, or a node whose NoExecute taints the pod tolerates forever.
+    LiveRecheckAbandoned,
     /// Every attempt failed; the work is dropped (S2, N14).
     GaveUp,
 }
@@ -167,6 +200,9 @@ impl fmt::Display for Note {
             Note::NotOurNode => f.write_str("pod is bound to another node: ignored"),
             Note::Suppressed => f.write_str("cancelled before it started: exits"),
             Note::RecheckAbandoned => f.write_str("re-check: no longer to evict: abandoned"),
+            Note::LiveRecheckAbandoned => {
+                f.write_str("live read: the API no longer calls for eviction: abandoned")
+            }
             Note::GaveUp => f.write_str("every attempt failed: dropped"),
         }
     }
@@ -178,9 +214,15 @@ impl fmt::Display for Effect {
         match self {
             Effect::Event(e) => write!(f, "event {}: {}", e.reason(), e.message()),
             Effect::Api(r) => {
-                write!(f, "api#{} {:?} {}", r.id.0, r.verb, r.pod)?;
-                match &r.uid {
-                    Some(uid) => write!(f, " uid={uid}"),
+                match &r.verb {
+                    Verb::GetNode(node) => write!(f, "api#{} GetNode {node} ({})", r.id.0, r.pod)?,
+                    verb => write!(f, "api#{} {verb:?} {}", r.id.0, r.pod)?,
+                }
+                if let Some(uid) = &r.uid {
+                    write!(f, " uid={uid}")?;
+                }
+                match &r.version {
+                    Some(v) => write!(f, " rv={v}"),
                     None => Ok(()),
                 }
             }

@@ -51,7 +51,8 @@ pub mod workqueue;
 pub use arrivals::Arrivals;
 pub use controller::{Config, Controller, NodePhase, PodRenaming, Shard, Step, Worker};
 pub use effect::{
-    ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, Note, RequestId, TimerId,
+    ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
+    TimerId,
     Verb, WorkId, EVENT_REASON,
 };
 pub use intake::{node_updated, pod_updated, PodItem};

@@ -3,7 +3,7 @@
 //! entry is clobbered or deleted, its work keeps running or stays armed (N4, an orphaned timer).
 //! Spec: CORE-S2, CORE-S3, CORE-A8..CORE-A10.
 
-use super::effect::{ApiRequest, Effect, WorkId};
+use super::effect::{ApiRequest, Effect, FetchedPod, WorkId};
 use super::work_ids::WorkIds;
 use crate::api::{PodKey, Uid};
 use crate::profile::{CancelFlag, CompletionPolicy, Profile, WorkKeyPolicy};
@@ -12,6 +12,7 @@ use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::ops::Bound;
+use std::sync::Arc;
 
 /// The timed queue's key: upstream `KeyFromWorkArgs` (`namespace/name`), plus the UID under
 /// [`WorkKeyPolicy::Uid`]. Ordered by name, then namespace, then UID (names tell pods apart
@@ -199,8 +200,13 @@ pub enum WorkPhase {
     Armed,
     /// The timer fired (or the delay was ≤ 0): the goroutine exists but has not started.
     Spawned,
-    /// Attempt `attempt` (from 1) waits for the answer to `request`.
-    Requesting { attempt: u32, request: ApiRequest },
+    /// Attempt `attempt` (from 1) waits for the answer to `request`. `fetched`: the pod this
+    /// attempt read, while the fixed design reads its node.
+    Requesting {
+        attempt: u32,
+        request: ApiRequest,
+        fetched: Option<Arc<FetchedPod>>,
+    },
     /// Attempt `attempt` failed; sleeping until `until`.
     Backoff { attempt: u32, until: Time },
     /// The work function returned; the wrapped function's map update is next (a separate step,
@@ -359,7 +365,9 @@ impl TimedQueue {
     /// which is what emits "Cancelling deletion". Spec: CORE-A9.
     ///
     /// Under [`CancelFlag::BeforeEveryRequest`] (fixed) a nil entry's running work is reachable
-    /// too, and the result is true only if the work is certain not to delete the pod (N2).
+    /// too, and the result is true only if the work is certain not to delete the pod (N2). A
+    /// work whose DELETE is in flight cannot be recalled: its entry stays, so no second work is
+    /// added beside it and no cancel is claimed for it (CANCEL-1).
     #[doc(alias = "CancelWork")]
     pub fn cancel_work(
         &mut self,
@@ -367,10 +375,25 @@ impl TimedQueue {
         profile: &Profile,
         out: &mut Vec<Effect>,
     ) -> bool {
+        let precise = profile.cancel_flag == CancelFlag::BeforeEveryRequest;
+        let deleting = |id: WorkId| {
+            self.works.get(&id).is_some_and(|w| {
+                matches!(&w.phase, WorkPhase::Requesting { request, .. }
+                    if request.verb == super::effect::Verb::Delete)
+            })
+        };
+        if precise
+            && self
+                .entries
+                .get(key as &dyn AsKey)
+                .and_then(Entry::work)
+                .is_some_and(deleting)
+        {
+            return false;
+        }
         let Some(entry) = self.entries.remove(key as &dyn AsKey) else {
             return false;
         };
-        let precise = profile.cancel_flag == CancelFlag::BeforeEveryRequest;
         match entry {
             Entry::Timer { work, .. } => {
                 let stopped = self.stop(work, profile, out);

@@ -5,14 +5,16 @@
 
 use super::arrivals::Arrivals;
 use super::effect::{
-    ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, Note, RequestId, TimerId,
-    Verb, WorkId,
+    ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
+    TimerId, Verb, WorkId,
 };
 use super::timed_queue::{Outcome, TimedQueue, Work, WorkPhase};
 use super::ClusterView;
-use crate::api::{Taint, Uid};
+use crate::api::{ResourceVersion, Taint, Uid};
+use crate::matching;
 use crate::profile::{CancelFlag, DeleteSequence, Profile};
 use crate::time::{Duration, Time};
+use std::sync::Arc;
 
 /// A timer fired: an armed work's goroutine is spawned, or a backoff ends and the next attempt
 /// starts (or the work gives up). Returns false when the timer is not armed or not yet due.
@@ -95,44 +97,90 @@ pub fn responded(
 ) -> bool {
     let id = WorkId(request.0);
     let Some(Work {
-        phase: WorkPhase::Requesting { attempt, request },
+        phase:
+            WorkPhase::Requesting {
+                attempt,
+                request,
+                fetched,
+            },
+        key,
         ..
     }) = queue.work(id)
     else {
         return false;
     };
-    let (attempt, verb, uid) = (*attempt, request.verb, request.uid.clone());
-    match (result, verb) {
-        (ApiResult::Ok(fetched), Verb::Get) => {
-            let next = Verb::PatchDisruptionTarget;
-            send(
-                queue, id, attempt, next, fetched, profile, view, arrivals, now, out,
-            );
+    let (attempt, sent, fetched) = (*attempt, request.clone(), fetched.clone());
+    let decided = key.uid.clone();
+    let live_read = profile.delete_sequence == DeleteSequence::LiveReadPatchDelete;
+    let next = match (result, &sent.verb) {
+        (ApiResult::Pod(pod), Verb::Get) if live_read => {
+            let ours = decided.as_ref().is_none_or(|uid| *uid == pod.pod.uid);
+            match pod.pod.node_name.clone() {
+                Some(node) if ours => Next::Send(Call::new(Verb::GetNode(node)), Some(pod)),
+                _ => Next::Finish(Outcome::Abandoned, Some(Note::LiveRecheckAbandoned)),
+            }
         }
-        (ApiResult::Ok(_), Verb::PatchDisruptionTarget) => {
-            let uid = if profile.uid_precondition { uid } else { None };
-            send(
-                queue,
-                id,
-                attempt,
-                Verb::Delete,
-                uid,
-                profile,
-                view,
-                arrivals,
-                now,
-                out,
-            );
+        // Upstream `addConditionAndDeletePod`: the PATCH is skipped when the fetched status
+        // already has the condition (`UpdatePodCondition` reports no change); the DELETE is by
+        // name.
+        (ApiResult::Pod(pod), Verb::Get) if pod.disruption_target => {
+            Next::Send(Call::new(Verb::Delete), None)
         }
-        (ApiResult::Ok(_), Verb::Delete) => finish(queue, id, Outcome::Succeeded, None, out),
-        (ApiResult::NotFound | ApiResult::PreconditionFailed, Verb::PatchDisruptionTarget)
-        | (ApiResult::NotFound | ApiResult::PreconditionFailed, Verb::Delete)
-            if profile.uid_precondition =>
+        (ApiResult::Pod(pod), Verb::Get) => Next::Send(
+            Call {
+                uid: Some(pod.pod.uid.clone()),
+                ..Call::new(Verb::PatchDisruptionTarget)
+            },
+            None,
+        ),
+        (ApiResult::Node(node), Verb::GetNode(_)) => match fetched {
+            Some(pod) if matching::exposed(&node, &pod.pod, profile.comparison_operators) => {
+                let verb = if pod.disruption_target {
+                    Verb::Delete
+                } else {
+                    Verb::PatchDisruptionTarget
+                };
+                let call = Call {
+                    uid: Some(pod.pod.uid.clone()),
+                    version: profile.version_precondition.then_some(pod.version),
+                    verb,
+                };
+                Next::Send(call, None)
+            }
+            _ => Next::Finish(Outcome::Abandoned, Some(Note::LiveRecheckAbandoned)),
+        },
+        (ApiResult::Patched(version), Verb::PatchDisruptionTarget) => {
+            let call = Call {
+                uid: if profile.uid_precondition {
+                    sent.uid.clone()
+                } else {
+                    None
+                },
+                version: (live_read && profile.version_precondition).then_some(version),
+                verb: Verb::Delete,
+            };
+            Next::Send(call, None)
+        }
+        (ApiResult::Deleted, Verb::Delete) => Next::Finish(Outcome::Succeeded, None),
+        // Fixed design: the decided pod (or its node) is gone, or the name is a successor's:
+        // nothing to do. A failed resourceVersion precondition only says the pod changed since
+        // it was read: the next attempt reads it again.
+        (ApiResult::NotFound, _) if profile.uid_precondition => {
+            Next::Finish(Outcome::Abandoned, None)
+        }
+        (ApiResult::PreconditionFailed, _)
+            if profile.uid_precondition && sent.version.is_none() =>
         {
-            // Fixed design: the decided pod is gone (or the name is a successor's): nothing to do.
-            finish(queue, id, Outcome::Abandoned, None, out);
+            Next::Finish(Outcome::Abandoned, None)
         }
-        _ => {
+        _ => Next::Backoff,
+    };
+    match next {
+        Next::Send(call, fetched) => send(
+            queue, id, attempt, call, fetched, profile, view, arrivals, now, out,
+        ),
+        Next::Finish(outcome, note) => finish(queue, id, outcome, note, out),
+        Next::Backoff => {
             let until = now.plus(backoff(profile, attempt));
             if let Some(work) = queue.work_mut(id) {
                 work.phase = WorkPhase::Backoff { attempt, until };
@@ -144,6 +192,32 @@ pub fn responded(
         }
     }
     true
+}
+
+/// What a work does after an answer.
+enum Next {
+    /// Send the next request of the attempt (with the pod it read, while it reads the node).
+    Send(Call, Option<Arc<FetchedPod>>),
+    Finish(Outcome, Option<Note>),
+    /// The attempt failed: sleep, then retry or give up.
+    Backoff,
+}
+
+/// A request to send, before it gets its id.
+struct Call {
+    verb: Verb,
+    uid: Option<Uid>,
+    version: Option<ResourceVersion>,
+}
+
+impl Call {
+    fn new(verb: Verb) -> Call {
+        Call {
+            verb,
+            uid: None,
+            version: None,
+        }
+    }
 }
 
 /// The sleep after failed attempt `attempt`: upstream's constant 10 ms, doubled per attempt up
@@ -172,13 +246,17 @@ fn begin_attempt(
     let Some(work) = queue.work(id) else {
         return;
     };
-    let (verb, uid) = match profile.delete_sequence {
-        DeleteSequence::DeleteOnly => (Verb::Delete, precondition(profile, work)),
-        DeleteSequence::GetPatchDelete => (Verb::Get, None),
-        DeleteSequence::PatchDelete => (Verb::PatchDisruptionTarget, work.key.uid.clone()),
+    let call = match profile.delete_sequence {
+        DeleteSequence::DeleteOnly => Call {
+            uid: precondition(profile, work),
+            ..Call::new(Verb::Delete)
+        },
+        DeleteSequence::GetPatchDelete | DeleteSequence::LiveReadPatchDelete => {
+            Call::new(Verb::Get)
+        }
     };
     send(
-        queue, id, attempt, verb, uid, profile, view, arrivals, now, out,
+        queue, id, attempt, call, None, profile, view, arrivals, now, out,
     );
 }
 
@@ -196,8 +274,8 @@ fn send(
     queue: &mut TimedQueue,
     id: WorkId,
     attempt: u32,
-    verb: Verb,
-    uid: Option<Uid>,
+    call: Call,
+    fetched: Option<Arc<FetchedPod>>,
     profile: &Profile,
     view: &impl ClusterView,
     arrivals: &Arrivals,
@@ -212,7 +290,7 @@ fn send(
         return;
     }
     if profile.recheck_before_delete
-        && verb != Verb::Get
+        && !call.verb.is_read()
         && !recheck(queue, id, profile, view, arrivals, now, out)
     {
         return;
@@ -222,12 +300,17 @@ fn send(
     };
     let request = ApiRequest {
         id: id.request(),
-        verb,
+        verb: call.verb,
         pod: work.key.pod.clone(),
-        uid,
+        uid: call.uid,
+        version: call.version,
     };
     out.push(Effect::Api(request.clone()));
-    work.phase = WorkPhase::Requesting { attempt, request };
+    work.phase = WorkPhase::Requesting {
+        attempt,
+        request,
+        fetched,
+    };
 }
 
 /// The work function returned `outcome`; the completion step is next.

@@ -10,10 +10,10 @@
 //! faults allow. A behaviour's own DELETEs remove the pod from its own view of the API server.
 
 use super::frontier::{Fault, Observe};
-use super::truth::Truth;
+use super::truth::{PodStatus, Truth};
 use super::{Options, Oracle, Result};
 use crate::api::{PodKey, Uid};
-use crate::core::{ApiResult, Verb};
+use crate::core::ApiResult;
 use crate::profile::Profile;
 use crate::scenario::{Op, Scenario};
 use crate::time::{Duration, Time};
@@ -88,11 +88,7 @@ pub fn envelope(
             } => Some((
                 op.at,
                 Fault {
-                    verb: match verb {
-                        RequestVerb::Get => Verb::Get,
-                        RequestVerb::Patch => Verb::PatchDisruptionTarget,
-                        RequestVerb::Delete => Verb::Delete,
-                    },
+                    verb: *verb,
                     pod: pod.clone(),
                     left: *times,
                     result: match result {
@@ -206,6 +202,7 @@ fn environment(reference: &[TraceRecord]) -> Vec<TraceRecord> {
                 id,
                 result: ResponseResult::Ok,
                 uid: Some(uid),
+                ..
             } if deletes.remove(id) => {
                 removed.insert(uid.clone());
                 for j in pending_lines.drain(..) {
@@ -271,7 +268,7 @@ fn truth_at(env: &[TraceRecord], key: &PodKey, uid: &Uid, at: Time) -> Truth {
             TraceEvent::PodAdded { pod, .. } | TraceEvent::PodModified { pod, .. }
                 if pod.key != *key || pod.uid == *uid =>
             {
-                truth.put_pod(Arc::new(pod.clone()), false, r.t);
+                truth.put_pod(Arc::new(pod.clone()), PodStatus::default(), r.t);
             }
             TraceEvent::PodDeleted {
                 namespace, name, ..

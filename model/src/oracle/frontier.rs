@@ -11,12 +11,14 @@
 //! leave an instant only when its pipeline is idle and nothing it owes is due (ORACLE-4).
 
 use super::truth::Truth;
-use crate::api::{Node, NodeName, Pod, PodKey, Uid};
+use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
+use crate::api_server::{self, StoredPod, Write};
 use crate::core::{
     ApiRequest, ApiResult, ClusterView, Config, Controller, Effect, EventRecord, RequestId, Step,
     Verb, WorkPhase, Worker,
 };
 use crate::time::{Duration, Time};
+use crate::trace::RequestVerb;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -57,6 +59,7 @@ pub enum Seen {
         verb: Verb,
         pod: PodKey,
         uid: Option<Uid>,
+        version: Option<ResourceVersion>,
     },
     Deleted {
         pod: PodKey,
@@ -65,15 +68,27 @@ pub enum Seen {
 }
 
 impl Output {
-    /// Whether the trace line `seen` is this output. A request's UID is compared only when the
-    /// trace records one.
+    /// Whether the trace line `seen` is this output. A request's UID and resourceVersion are
+    /// compared only when the trace records them.
     pub fn matches(&self, seen: &Seen) -> bool {
         match (self, seen) {
             (Output::Event(e), Seen::Event { pod, message }) => {
                 e.pod == *pod && e.message() == *message
             }
-            (Output::Request(r), Seen::Request { verb, pod, uid, .. }) => {
-                r.verb == *verb && r.pod == *pod && (uid.is_none() || *uid == r.uid)
+            (
+                Output::Request(r),
+                Seen::Request {
+                    verb,
+                    pod,
+                    uid,
+                    version,
+                    ..
+                },
+            ) => {
+                r.verb == *verb
+                    && r.pod == *pod
+                    && (uid.is_none() || *uid == r.uid)
+                    && (version.is_none() || *version == r.version)
             }
             (Output::Deleted { pod, uid }, Seen::Deleted { pod: p, uid: u }) => {
                 pod == p && uid == u
@@ -130,7 +145,7 @@ pub struct Pending<K, T> {
 /// `failRequests` (used by `expect`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Fault {
-    pub verb: Verb,
+    pub verb: RequestVerb,
     pub pod: Option<PodKey>,
     pub left: u32,
     pub result: ApiResult,
@@ -437,41 +452,52 @@ impl Machine {
         if let Some(f) = s
             .faults
             .iter_mut()
-            .find(|f| f.left > 0 && f.verb == r.verb && f.pod.as_ref().is_none_or(|p| *p == r.pod))
+            .find(|f| {
+                f.left > 0
+                    && f.verb == RequestVerb::from(&r.verb)
+                    && f.pod.as_ref().is_none_or(|p| *p == r.pod)
+            })
         {
             f.left -= 1;
             return f.result.clone();
         }
-        let Some(pod) = truth
-            .pod(&r.pod)
-            .filter(|p| !s.deleted.contains_key(&p.uid))
-        else {
-            return ApiResult::NotFound;
+        // The trace does not show this behaviour's own status writes, so resourceVersion
+        // preconditions are not compared (an over-approximation: the answer may succeed where
+        // the server would have said 409).
+        let stored = truth
+            .pods
+            .get(&r.pod)
+            .filter(|p| !s.deleted.contains_key(&p.pod.uid))
+            .map(|p| StoredPod {
+                pod: &p.pod,
+                version: p.version,
+                disruption_target: p.disruption_target,
+            });
+        let unversioned = ApiRequest {
+            version: None,
+            ..r.clone()
         };
-        if r.uid.as_ref().is_some_and(|uid| *uid != pod.uid) {
-            return ApiResult::PreconditionFailed;
-        }
-        match r.verb {
-            Verb::Get => ApiResult::Ok(Some(pod.uid.clone())),
-            Verb::PatchDisruptionTarget => ApiResult::Ok(None),
-            Verb::Delete => {
-                let uid = pod.uid.clone();
-                if self.explore {
-                    s.deleted.insert(uid, now);
-                    s.pods.push_back(Pending {
-                        at: now,
-                        key: r.pod.clone(),
-                        new: None,
-                    });
-                } else if self.observe.deletions {
-                    s.owed.push_back(Output::Deleted {
-                        pod: r.pod.clone(),
-                        uid,
-                    });
-                }
-                ApiResult::Ok(None)
+        let next = stored.map(|p| p.version).unwrap_or_default();
+        let uid = stored.map(|p| p.pod.uid.clone());
+        let nodes = &truth.nodes;
+        let (result, write) =
+            api_server::answer(&unversioned, stored, |n| nodes.get(n).map(|n| (**n).clone()), next);
+        if let (Write::Delete, Some(uid)) = (write, uid) {
+            if self.explore {
+                s.deleted.insert(uid, now);
+                s.pods.push_back(Pending {
+                    at: now,
+                    key: r.pod.clone(),
+                    new: None,
+                });
+            } else if self.observe.deletions {
+                s.owed.push_back(Output::Deleted {
+                    pod: r.pod.clone(),
+                    uid,
+                });
             }
         }
+        result
     }
 
     /// Whether `s` may leave the instant `now` (ORACLE-4): it owes nothing, its pipeline is

@@ -7,11 +7,11 @@
 //! every component bound to the node; pod lines and outputs to the pod's component.
 
 use super::frontier::{Fault, FxBuild, Machine, Observe, Output, Pending, Seen, State};
-use super::truth::Truth;
+use super::truth::{PodStatus, Truth};
 use super::verdict::{self, BadInput, Error, Expected, Result, Summary, Violation};
 use super::Options;
-use crate::api::{Node, NodeName, Pod, PodKey, Uid};
-use crate::core::{ApiResult, Config, Verb, EVENT_REASON};
+use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
+use crate::core::{ApiResult, Config, FetchedPod, Verb, EVENT_REASON};
 use crate::time::Time;
 use crate::trace::{Observed, RequestVerb, ResponseResult, TraceEvent, TraceRecord};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -48,7 +48,7 @@ pub struct Oracle {
     node_log: BTreeMap<NodeName, VecDeque<NodeChange>>,
     wakes: BTreeSet<(Time, PodKey)>,
     /// Requests the trace sent and has not answered yet: which pod they are for.
-    requests: BTreeMap<u64, PodKey>,
+    requests: BTreeMap<u64, (PodKey, Verb)>,
     line: usize,
     last: Option<Time>,
     started: bool,
@@ -132,10 +132,26 @@ impl Oracle {
             TraceEvent::NodeAdded { node, .. } => self.node_changed(node, t, false)?,
             TraceEvent::NodeModified { node, .. } => self.node_changed(node, t, true)?,
             TraceEvent::NodeDeleted { name, .. } => self.node_deleted(name, t)?,
-            TraceEvent::PodAdded { pod, .. } => self.pod_changed(pod, false, t, false)?,
+            TraceEvent::PodAdded { rv, pod } => {
+                let status = PodStatus {
+                    version: ResourceVersion(*rv),
+                    ..PodStatus::default()
+                };
+                self.pod_changed(pod, status, t, false)?
+            }
             TraceEvent::PodModified {
-                pod, terminating, ..
-            } => self.pod_changed(pod, *terminating, t, true)?,
+                rv,
+                pod,
+                terminating,
+                disruption_target,
+            } => {
+                let status = PodStatus {
+                    version: ResourceVersion(*rv),
+                    terminating: *terminating,
+                    disruption_target: *disruption_target,
+                };
+                self.pod_changed(pod, status, t, true)?
+            }
             TraceEvent::PodDeleted {
                 namespace,
                 name,
@@ -148,14 +164,38 @@ impl Oracle {
                 namespace,
                 name,
                 uid,
+                node,
+                resource_version,
             } => {
                 if self.machine.observe.requests {
-                    self.request(*id, *verb, PodKey::new(namespace, name), uid, t)?;
+                    let verb = match verb {
+                        RequestVerb::Get => Verb::Get,
+                        RequestVerb::GetNode => match node {
+                            Some(node) => Verb::GetNode(node.clone()),
+                            None => return Err(self.bad("node: Required value (get_node)")),
+                        },
+                        RequestVerb::Patch => Verb::PatchDisruptionTarget,
+                        RequestVerb::Delete => Verb::Delete,
+                    };
+                    let pod = PodKey::new(namespace, name);
+                    let seen = Seen::Request {
+                        id: *id,
+                        verb: verb.clone(),
+                        pod: pod.clone(),
+                        uid: uid.clone(),
+                        version: *resource_version,
+                    };
+                    self.request(*id, pod, verb, &seen, t)?;
                 }
             }
-            TraceEvent::Response { id, result, uid } => {
+            TraceEvent::Response {
+                id,
+                result,
+                uid,
+                resource_version,
+            } => {
                 if self.machine.observe.requests {
-                    self.response(*id, *result, uid, t)?;
+                    self.response(*id, *result, uid, *resource_version, t)?;
                 }
             }
             TraceEvent::Event {
@@ -357,7 +397,7 @@ impl Oracle {
         };
         let gone = !self.keep
             && !self.truth.pods.contains_key(key)
-            && !self.requests.values().any(|p| p == key)
+            && !self.requests.values().any(|(p, _)| p == key)
             && c.states.iter().all(State::forgotten);
         if gone {
             if let Some(c) = self.components.remove(key) {
@@ -426,7 +466,14 @@ impl Oracle {
         Ok(())
     }
 
-    fn pod_changed(&mut self, pod: &Pod, terminating: bool, t: Time, modified: bool) -> Result<()> {
+    fn pod_changed(
+        &mut self,
+        pod: &Pod,
+        status: PodStatus,
+        t: Time,
+        modified: bool,
+    ) -> Result<()> {
+        let terminating = status.terminating;
         let key = pod.key.clone();
         let known = self
             .truth
@@ -467,7 +514,7 @@ impl Oracle {
             self.output(&key, &seen, t)?;
         }
         let pod = Arc::new(pod.clone());
-        self.truth.put_pod(pod.clone(), terminating, t);
+        self.truth.put_pod(pod.clone(), status, t);
         if let Some(node) = &pod.node_name {
             self.attach(&key, node, t);
         }
@@ -553,53 +600,67 @@ impl Oracle {
         }
     }
 
-    fn request(
-        &mut self,
-        id: u64,
-        verb: RequestVerb,
-        pod: PodKey,
-        uid: &Option<Uid>,
-        t: Time,
-    ) -> Result<()> {
+    fn request(&mut self, id: u64, pod: PodKey, verb: Verb, seen: &Seen, t: Time) -> Result<()> {
         if self.requests.contains_key(&id) {
             return Err(self.bad(&format!("id: request #{id} sent twice")));
         }
-        let verb = match verb {
-            RequestVerb::Get => Verb::Get,
-            RequestVerb::Patch => Verb::PatchDisruptionTarget,
-            RequestVerb::Delete => Verb::Delete,
-        };
-        let seen = Seen::Request {
-            id,
-            verb,
-            pod: pod.clone(),
-            uid: uid.clone(),
-        };
-        self.output(&pod, &seen, t)?;
-        self.requests.insert(id, pod);
+        self.output(&pod, seen, t)?;
+        self.requests.insert(id, (pod, verb));
         Ok(())
     }
 
+    /// The answer to a request the trace shows, built from the response line and the API state
+    /// the trace shows at that instant (a GET returns the object as stored; a PATCH's new
+    /// resourceVersion is the response's, else the stored pod's).
     fn response(
         &mut self,
         id: u64,
         result: ResponseResult,
         uid: &Option<Uid>,
+        version: Option<ResourceVersion>,
         t: Time,
     ) -> Result<()> {
-        let Some(key) = self.requests.remove(&id) else {
+        let Some((key, verb)) = self.requests.remove(&id) else {
             return Err(self.bad(&format!(
                 "id: response to request #{id}, which the trace did not send (or answered already)"
             )));
         };
         self.advance(&key, t)?;
-        let result = match result {
-            ResponseResult::Ok => {
-                ApiResult::Ok(uid.clone().or_else(|| self.truth.uid(&key).cloned()))
-            }
-            ResponseResult::NotFound => ApiResult::NotFound,
-            ResponseResult::PreconditionFailed => ApiResult::PreconditionFailed,
-            ResponseResult::Failed => ApiResult::Failed,
+        let stored = self.truth.pods.get(&key);
+        let result = match (result, &verb) {
+            (ResponseResult::Ok, Verb::Get) => match stored {
+                Some(p) if uid.as_ref().is_none_or(|u| *u == p.pod.uid) => {
+                    ApiResult::Pod(Arc::new(FetchedPod {
+                        pod: (*p.pod).clone(),
+                        version: version.unwrap_or(p.version),
+                        disruption_target: p.disruption_target,
+                    }))
+                }
+                _ => {
+                    return Err(self.bad(&format!(
+                        "result: request #{id} fetched {key}, which the trace does not show \
+                         (with that uid) at {t}"
+                    )))
+                }
+            },
+            (ResponseResult::Ok, Verb::GetNode(node)) => match self.truth.nodes.get(node) {
+                Some(n) => ApiResult::Node(n.clone()),
+                None => {
+                    return Err(self.bad(&format!(
+                        "result: request #{id} fetched node {node}, which the trace does not \
+                         show at {t}"
+                    )))
+                }
+            },
+            (ResponseResult::Ok, Verb::PatchDisruptionTarget) => ApiResult::Patched(
+                version
+                    .or(stored.map(|p| p.version))
+                    .unwrap_or_default(),
+            ),
+            (ResponseResult::Ok, Verb::Delete) => ApiResult::Deleted,
+            (ResponseResult::NotFound, _) => ApiResult::NotFound,
+            (ResponseResult::PreconditionFailed, _) => ApiResult::PreconditionFailed,
+            (ResponseResult::Failed, _) => ApiResult::Failed,
         };
         let Some(c) = self.components.get_mut(&key) else {
             return Ok(());

@@ -97,6 +97,8 @@ impl T {
                 namespace: "default".into(),
                 name: "web-0".into(),
                 uid,
+                node: None,
+                resource_version: None,
             },
         );
         if verb == RequestVerb::Delete {
@@ -116,6 +118,7 @@ impl T {
                 id,
                 result: ResponseResult::Ok,
                 uid: Some(Uid("u1".into())),
+                resource_version: None,
             },
         )
     }
@@ -207,6 +210,7 @@ fn early_deletion_is_explained_in_plain_words() {
                     Some(300),
                 )]),
                 terminating: true,
+                disruption_target: false,
             },
         );
     let v = violation(trace.check(Profile::latest(), 1_000, None));
@@ -269,6 +273,7 @@ fn v1_18_forever_does_not_cancel_but_latest_does() {
             rv: 3,
             pod: web0(vec![forever]),
             terminating: false,
+            disruption_target: false,
         },
     );
     // 1.18: the timer survives (T1) and must fire.

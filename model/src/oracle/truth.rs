@@ -1,7 +1,7 @@
 //! The API server's state as the trace shows it, with the instants explanations need: since when
 //! each NoExecute taint has been on its node and since when each pod has been bound to its node.
 
-use crate::api::{Name, Node, NodeName, Pod, PodKey, TaintEffect, Uid};
+use crate::api::{Name, Node, NodeName, Pod, PodKey, ResourceVersion, TaintEffect, Uid};
 use crate::matching::{first_tolerating, verdict, TolerationTime, Verdict};
 use crate::time::{Duration, Time};
 use std::collections::BTreeMap;
@@ -16,6 +16,18 @@ pub struct TruePod {
     pub bound_since: Time,
     /// Its `deletionTimestamp` is set (a graceful delete is under way).
     pub terminating: bool,
+    /// The resourceVersion of the trace line that stored it.
+    pub version: ResourceVersion,
+    /// Its status has the taint manager's `DisruptionTarget` condition.
+    pub disruption_target: bool,
+}
+
+/// What a pod line says besides the object.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PodStatus {
+    pub version: ResourceVersion,
+    pub terminating: bool,
+    pub disruption_target: bool,
 }
 
 /// The API state and its history of taints.
@@ -59,25 +71,27 @@ impl Truth {
         self.nodes.remove(name)
     }
 
-    /// Stores a pod as of `t`; a new incarnation or a new node restarts `bound_since`.
-    pub fn put_pod(&mut self, pod: Arc<Pod>, terminating: bool, t: Time) {
+    /// Stores a pod as of `t`; a new incarnation or a new node restarts `bound_since`. A status
+    /// condition, like `deletionTimestamp`, stays with the incarnation once set.
+    pub fn put_pod(&mut self, pod: Arc<Pod>, status: PodStatus, t: Time) {
         let bound_since = match self.pods.get(&pod.key) {
             Some(old) if old.pod.uid == pod.uid && old.pod.node_name == pod.node_name => {
                 old.bound_since
             }
             _ => t,
         };
-        let terminating = terminating
-            || self
-                .pods
-                .get(&pod.key)
-                .is_some_and(|old| old.pod.uid == pod.uid && old.terminating);
+        let same = self.pods.get(&pod.key).filter(|old| old.pod.uid == pod.uid);
+        let terminating = status.terminating || same.is_some_and(|old| old.terminating);
+        let disruption_target =
+            status.disruption_target || same.is_some_and(|old| old.disruption_target);
         self.pods.insert(
             pod.key.clone(),
             TruePod {
                 pod,
                 bound_since,
                 terminating,
+                version: status.version,
+                disruption_target,
             },
         );
     }
@@ -313,7 +327,7 @@ mod tests {
                 Toleration::exists("a", Some(TaintEffect::NoExecute), Some(300)),
                 Toleration::exists("b", Some(TaintEffect::NoExecute), Some(60)),
             ]),
-            false,
+            PodStatus::default(),
             Time(0),
         );
         t.put_node(node(&["a", "b"]), Time(2_000));

@@ -98,7 +98,7 @@ pub fn seen_text(seen: &Seen) -> String {
             "marked for deletion".into()
         }
         Seen::Event { message, .. } => format!("given the event \"{message}\""),
-        Seen::Request { verb, .. } => verb_text(*verb).into(),
+        Seen::Request { verb, .. } => verb_text(verb),
         Seen::Deleted { .. } => "deleted".into(),
     }
 }
@@ -110,16 +110,17 @@ pub fn output_text(output: &Output) -> String {
             EventKind::MarkingForDeletion => "marked for deletion".into(),
             EventKind::CancellingDeletion => "given the event \"Cancelling deletion\"".into(),
         },
-        Output::Request(r) => verb_text(r.verb).into(),
+        Output::Request(r) => verb_text(&r.verb),
         Output::Deleted { .. } => "deleted".into(),
     }
 }
 
-fn verb_text(verb: Verb) -> &'static str {
+fn verb_text(verb: &Verb) -> String {
     match verb {
-        Verb::Get => "fetched (GET)",
-        Verb::PatchDisruptionTarget => "patched (DisruptionTarget)",
-        Verb::Delete => "deleted",
+        Verb::Get => "fetched (GET)".into(),
+        Verb::GetNode(node) => format!("read with its node {node} (GET)"),
+        Verb::PatchDisruptionTarget => "patched (DisruptionTarget)".into(),
+        Verb::Delete => "deleted".into(),
     }
 }
 
