@@ -291,11 +291,18 @@ impl fmt::Display for TraceEvent {
                 }
                 f.write_str(")")
             }
-            TraceEvent::Response { id, result, uid, .. } => {
+            TraceEvent::Response {
+                id,
+                result,
+                uid,
+                resource_version,
+            } => {
                 write!(f, "api    request #{id}: {result}")?;
-                match uid {
-                    Some(uid) => write!(f, " (uid {uid})"),
-                    None => Ok(()),
+                match (uid, resource_version) {
+                    (Some(uid), Some(rv)) => write!(f, " (uid {uid}, resourceVersion {rv})"),
+                    (Some(uid), None) => write!(f, " (uid {uid})"),
+                    (None, Some(rv)) => write!(f, " (resourceVersion {rv})"),
+                    (None, None) => Ok(()),
                 }
             }
             TraceEvent::Event {
