@@ -169,12 +169,23 @@ fn live_read_without_resource_version_is_not_enough() {
         .find(|p| p.name.starts_with("JUST-1"))
         .expect("JUST-1");
     assert_eq!(just.status, Status::Violated);
-    let text = just.counterexample.as_ref().expect("a path").steps.join("\n");
+    let text = just
+        .counterexample
+        .as_ref()
+        .expect("a path")
+        .steps
+        .join("\n");
     // The pod's GET is answered (and the node's GET sent), then the pod changes, then the node's
     // answer leads to the PATCH.
-    let pod_read = text.find("GET node n1").expect("the pod read, the node's GET sent");
-    let forever = text.find("tolerate forever").expect("the toleration becomes forever");
-    let node_read = text.find("PATCH DisruptionTarget").expect("the node read passes");
+    let pod_read = text
+        .find("GET node n1")
+        .expect("the pod read, the node's GET sent");
+    let forever = text
+        .find("tolerate forever")
+        .expect("the toleration becomes forever");
+    let node_read = text
+        .find("PATCH DisruptionTarget")
+        .expect("the node read passes");
     assert!(pod_read < forever && forever < node_read, "{text}");
     let others: String = r
         .properties

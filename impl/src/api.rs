@@ -343,8 +343,11 @@ impl ApiServer {
     /// pod, or marks it terminating and removes it when its grace period ends.
     pub fn serve(&self, request: &ApiRequest) -> Answer {
         let mut s = lock(&self.state);
-        if let Some(result) = take_fault(&mut s.faults, RequestVerb::from(&request.verb), &request.pod)
-        {
+        if let Some(result) = take_fault(
+            &mut s.faults,
+            RequestVerb::from(&request.verb),
+            &request.pod,
+        ) {
             let result = match result {
                 ResponseResult::NotFound => ApiResult::NotFound,
                 ResponseResult::PreconditionFailed => ApiResult::PreconditionFailed,

@@ -21,8 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
 use taintcheck_model::core::handlers::{self, NodeTaints, TaintedNodes};
 use taintcheck_model::core::{
-    node_updated, pod_updated, shard_of, work, Arrivals, ClusterView, Config, Effect,
-    Immediate, Note, PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
+    node_updated, pod_updated, shard_of, work, Arrivals, ClusterView, Config, Effect, Immediate,
+    Note, PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
 };
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::{Duration, Time};

@@ -253,7 +253,9 @@ impl Importer {
                 );
                 TraceEvent::PodAdded { rv, pod }
             }
-            Some((o, was, had)) if *o == pod && *was == terminating && *had == disruption_target => {
+            Some((o, was, had))
+                if *o == pod && *was == terminating && *had == disruption_target =>
+            {
                 return
             }
             Some((_, was, _)) => TraceEvent::PodModified {
@@ -389,7 +391,6 @@ fn delete_request_time(meta: &ObjectMeta) -> Option<Time> {
     let grace = meta.deletion_grace_period_seconds.unwrap_or(0);
     Some(Time(at.millis() - grace * 1000))
 }
-
 
 /// The pod's status has `DisruptionTarget=True` (the taint manager's PATCH, or another
 /// disruption's: the controller's GET sees either the same way).

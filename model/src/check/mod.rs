@@ -120,7 +120,8 @@ impl TaintSys {
                 node_name: p.node.as_deref().map(Into::into),
                 tolerations: p.tolerations.clone(),
             };
-            api.pods.insert(pod.key.clone(), ApiPod::new(pod, Time::ZERO));
+            api.pods
+                .insert(pod.key.clone(), ApiPod::new(pod, Time::ZERO));
         }
         api.note_exposure(self.ops());
         let mut s = SysState {

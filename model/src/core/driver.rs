@@ -91,7 +91,10 @@ impl Driver {
     /// Create or replace a pod, delivering the informer event.
     pub fn put_pod(&mut self, pod: Pod) {
         let old = self.cluster.pods.insert(pod.key.clone(), pod.clone());
-        let status = self.status.entry(pod.key.clone()).or_insert((ResourceVersion(0), false));
+        let status = self
+            .status
+            .entry(pod.key.clone())
+            .or_insert((ResourceVersion(0), false));
         match &old {
             Some(o) if o.uid == pod.uid => status.0 .0 += 1,
             _ => *status = (ResourceVersion(1), false),
@@ -200,18 +203,18 @@ impl Driver {
             *n -= 1;
             return ApiResult::Failed;
         }
-        let status = self.status.get(&request.pod).copied();
-        let stored = self
-            .cluster
-            .pods
+        // A pod a test put into the cluster directly has had no write through the driver.
+        let (version, disruption_target) = self
+            .status
             .get(&request.pod)
-            .zip(status)
-            .map(|(pod, (version, disruption_target))| StoredPod {
-                pod,
-                version,
-                disruption_target,
-            });
-        let next = ResourceVersion(status.map_or(1, |s| s.0 .0 + 1));
+            .copied()
+            .unwrap_or((ResourceVersion(1), false));
+        let stored = self.cluster.pods.get(&request.pod).map(|pod| StoredPod {
+            pod,
+            version,
+            disruption_target,
+        });
+        let next = ResourceVersion(version.0 + 1);
         let nodes = &self.cluster.nodes;
         let (result, write) = api_server::answer(request, stored, |n| nodes.get(n).cloned(), next);
         match write {

@@ -2,9 +2,9 @@
 //! Effects are commands; the core never performs them. Spec: CORE-E1..CORE-E4.
 
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
-use std::sync::Arc;
 use crate::time::Time;
 use std::fmt;
+use std::sync::Arc;
 
 /// One timed work (a `TimedWorker` and the goroutine it becomes), from `AddWork` to completion.
 /// Ids are reused once free, so equal states get equal ids.

@@ -52,8 +52,7 @@ pub use arrivals::Arrivals;
 pub use controller::{Config, Controller, NodePhase, PodRenaming, Shard, Step, Worker};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
-    TimerId,
-    Verb, WorkId, EVENT_REASON,
+    TimerId, Verb, WorkId, EVENT_REASON,
 };
 pub use intake::{node_updated, pod_updated, PodItem};
 pub use shards::{fnv1a32, shard_of};

@@ -449,15 +449,11 @@ impl Machine {
     /// name (minus the incarnations this behaviour deleted), honouring UID preconditions and
     /// any injected fault.
     fn answer(&self, s: &mut State, r: &ApiRequest, now: Time, truth: &Truth) -> ApiResult {
-        if let Some(f) = s
-            .faults
-            .iter_mut()
-            .find(|f| {
-                f.left > 0
-                    && f.verb == RequestVerb::from(&r.verb)
-                    && f.pod.as_ref().is_none_or(|p| *p == r.pod)
-            })
-        {
+        if let Some(f) = s.faults.iter_mut().find(|f| {
+            f.left > 0
+                && f.verb == RequestVerb::from(&r.verb)
+                && f.pod.as_ref().is_none_or(|p| *p == r.pod)
+        }) {
             f.left -= 1;
             return f.result.clone();
         }
@@ -480,8 +476,12 @@ impl Machine {
         let next = stored.map(|p| p.version).unwrap_or_default();
         let uid = stored.map(|p| p.pod.uid.clone());
         let nodes = &truth.nodes;
-        let (result, write) =
-            api_server::answer(&unversioned, stored, |n| nodes.get(n).map(|n| (**n).clone()), next);
+        let (result, write) = api_server::answer(
+            &unversioned,
+            stored,
+            |n| nodes.get(n).map(|n| (**n).clone()),
+            next,
+        );
         if let (Write::Delete, Some(uid)) = (write, uid) {
             if self.explore {
                 s.deleted.insert(uid, now);

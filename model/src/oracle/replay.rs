@@ -466,13 +466,7 @@ impl Oracle {
         Ok(())
     }
 
-    fn pod_changed(
-        &mut self,
-        pod: &Pod,
-        status: PodStatus,
-        t: Time,
-        modified: bool,
-    ) -> Result<()> {
+    fn pod_changed(&mut self, pod: &Pod, status: PodStatus, t: Time, modified: bool) -> Result<()> {
         let terminating = status.terminating;
         let key = pod.key.clone();
         let known = self
@@ -652,11 +646,9 @@ impl Oracle {
                     )))
                 }
             },
-            (ResponseResult::Ok, Verb::PatchDisruptionTarget) => ApiResult::Patched(
-                version
-                    .or(stored.map(|p| p.version))
-                    .unwrap_or_default(),
-            ),
+            (ResponseResult::Ok, Verb::PatchDisruptionTarget) => {
+                ApiResult::Patched(version.or(stored.map(|p| p.version)).unwrap_or_default())
+            }
             (ResponseResult::Ok, Verb::Delete) => ApiResult::Deleted,
             (ResponseResult::NotFound, _) => ApiResult::NotFound,
             (ResponseResult::PreconditionFailed, _) => ApiResult::PreconditionFailed,
