@@ -598,6 +598,7 @@ impl Shared {
         let request = match self.mutant {
             Some(Mutant::DeletesSameNameSuccessor) => taintcheck_model::core::ApiRequest {
                 uid: None,
+                version: None,
                 ..request
             },
             _ => request,

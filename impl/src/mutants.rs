@@ -29,8 +29,8 @@ pub enum Mutant {
     CancelsOnNodeUpdatesOnly,
     /// Treats tolerations without `tolerationSeconds` (forever) as zero seconds.
     EvictsToleratedForever,
-    /// A deleted pod's scheduled deletion survives (no cancel, no UID precondition), so it
-    /// hits a later pod of the same name.
+    /// A deleted pod's scheduled deletion survives (no cancel, no UID or resourceVersion
+    /// precondition), so it hits a later pod of the same name.
     DeletesSameNameSuccessor,
     /// Keeps its timers (and all memory) across a controller restart.
     KeepsTimersAcrossRestart,
