@@ -21,6 +21,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("v1.18", "forever-toleration", "VHHHHHHHHHHNEENN"),
     ("v1.18", "orphaned-timer", "VVHHHHVHHHVEEENN"),
     ("v1.18", "live-read", "VHHHHVHHHHHENNNN"),
+    ("v1.18", "successor-stale-listing", "VVVVVVVHHHVNEENN"),
     ("latest", "default", "VVVVHHVHHHVEEENN"),
     ("latest", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
     ("latest", "same-name-successor", "VVVVVVVHHHVNEENN"),
@@ -31,6 +32,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("latest", "forever-toleration", "HHHHHHHHHHHNEENN"),
     ("latest", "orphaned-timer", "VVHHHHVHHHVEEENN"),
     ("latest", "live-read", "VHHHHVHHHHHENNNN"),
+    ("latest", "successor-stale-listing", "VVVVVVVHHHVNEENN"),
     ("fixed", "default", "HHHHHHHHHHHEEENN"),
     ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
     ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
@@ -41,6 +43,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("fixed", "forever-toleration", "HHHHHHHHHHHNEENN"),
     ("fixed", "orphaned-timer", "HHHHHHHHHHHEEENN"),
     ("fixed", "live-read", "HHHHHHHHHHHENENN"),
+    ("fixed", "successor-stale-listing", "HHHHHHHHHHHNEENN"),
 ];
 
 fn check(profile: &str, config: &str) -> Report {
@@ -105,6 +108,7 @@ rows! {
     v1_18_forever_toleration: "v1.18", "forever-toleration";
     v1_18_orphaned_timer: "v1.18", "orphaned-timer";
     v1_18_live_read: "v1.18", "live-read";
+    v1_18_successor_stale_listing: "v1.18", "successor-stale-listing";
     latest_default: "latest", "default";
     latest_timer_vs_cancel: "latest", "timer-vs-cancel";
     latest_same_name_successor: "latest", "same-name-successor";
@@ -115,6 +119,7 @@ rows! {
     latest_forever_toleration: "latest", "forever-toleration";
     latest_orphaned_timer: "latest", "orphaned-timer";
     latest_live_read: "latest", "live-read";
+    latest_successor_stale_listing: "latest", "successor-stale-listing";
     fixed_default: "fixed", "default";
     fixed_timer_vs_cancel: "fixed", "timer-vs-cancel";
     fixed_same_name_successor: "fixed", "same-name-successor";
@@ -125,11 +130,12 @@ rows! {
     fixed_forever_toleration: "fixed", "forever-toleration";
     fixed_orphaned_timer: "fixed", "orphaned-timer";
     fixed_live_read: "fixed", "live-read";
+    fixed_successor_stale_listing: "fixed", "successor-stale-listing";
 }
 
 #[test]
 fn every_table_row_has_a_test_and_a_full_width() {
-    assert_eq!(TABLE.len(), 30);
+    assert_eq!(TABLE.len(), 33);
     for (p, c, cells) in TABLE {
         assert_eq!(cells.len(), PROPERTIES.len(), "{p}/{c}");
     }

@@ -52,6 +52,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../specs/configs/live-read.yaml"),
     ),
     (
+        "successor-stale-listing",
+        include_str!("../../../specs/configs/successor-stale-listing.yaml"),
+    ),
+    (
         "three-pods",
         include_str!("../../../specs/configs/three-pods.yaml"),
     ),

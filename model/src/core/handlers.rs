@@ -63,7 +63,11 @@ pub fn node_update_pod(
     out: &mut Vec<Effect>,
 ) -> Option<Note> {
     if taints.is_empty() {
-        cancel_pod_with_event(queue, profile, &pod.key, None, out);
+        // Only the listed incarnation's work: under UID keys a successor of the same name,
+        // handled meanwhile from a fresher cache, keeps its own (configuration
+        // `successor-stale-listing`).
+        let key = KeyView::new(profile.work_key, &pod.key, &pod.uid);
+        cancel_with_event(queue, profile, key, out);
         None
     } else {
         Some(process_pod_on_node(
