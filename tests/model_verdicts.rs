@@ -22,6 +22,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("v1.18", "orphaned-timer", "VVHHHHVHHHVEEENN"),
     ("v1.18", "live-read", "VHHHHVHHHHHENNNN"),
     ("v1.18", "successor-stale-listing", "VVVVVVVHHHVNEENN"),
+    ("v1.18", "successor-while-deleting", "HHVVHHHHHHHENNNN"),
+    (
+        "v1.18",
+        "toleration-flip-while-deleting",
+        "VHVVHHHHHHHEEENN",
+    ),
     ("latest", "default", "VVVVHHVHHHVEEENN"),
     ("latest", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
     ("latest", "same-name-successor", "VVVVVVVHHHVNEENN"),
@@ -33,6 +39,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("latest", "orphaned-timer", "VVHHHHVHHHVEEENN"),
     ("latest", "live-read", "VHHHHVHHHHHENNNN"),
     ("latest", "successor-stale-listing", "VVVVVVVHHHVNEENN"),
+    ("latest", "successor-while-deleting", "HHVVVHHHHHHENNNN"),
+    (
+        "latest",
+        "toleration-flip-while-deleting",
+        "VHVVHHVHHHHEEENN",
+    ),
     ("fixed", "default", "HHHHHHHHHHHEEENN"),
     ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
     ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
@@ -44,6 +56,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("fixed", "orphaned-timer", "HHHHHHHHHHHEEENN"),
     ("fixed", "live-read", "HHHHHHHHHHHENENN"),
     ("fixed", "successor-stale-listing", "HHHHHHHHHHHNEENN"),
+    ("fixed", "successor-while-deleting", "HHHHHHHHHHHENENN"),
+    (
+        "fixed",
+        "toleration-flip-while-deleting",
+        "HHHHHHHHHHHEEENN",
+    ),
 ];
 
 fn check(profile: &str, config: &str) -> Report {
@@ -109,6 +127,8 @@ rows! {
     v1_18_orphaned_timer: "v1.18", "orphaned-timer";
     v1_18_live_read: "v1.18", "live-read";
     v1_18_successor_stale_listing: "v1.18", "successor-stale-listing";
+    v1_18_successor_while_deleting: "v1.18", "successor-while-deleting";
+    v1_18_toleration_flip_while_deleting: "v1.18", "toleration-flip-while-deleting";
     latest_default: "latest", "default";
     latest_timer_vs_cancel: "latest", "timer-vs-cancel";
     latest_same_name_successor: "latest", "same-name-successor";
@@ -120,6 +140,8 @@ rows! {
     latest_orphaned_timer: "latest", "orphaned-timer";
     latest_live_read: "latest", "live-read";
     latest_successor_stale_listing: "latest", "successor-stale-listing";
+    latest_successor_while_deleting: "latest", "successor-while-deleting";
+    latest_toleration_flip_while_deleting: "latest", "toleration-flip-while-deleting";
     fixed_default: "fixed", "default";
     fixed_timer_vs_cancel: "fixed", "timer-vs-cancel";
     fixed_same_name_successor: "fixed", "same-name-successor";
@@ -131,11 +153,13 @@ rows! {
     fixed_orphaned_timer: "fixed", "orphaned-timer";
     fixed_live_read: "fixed", "live-read";
     fixed_successor_stale_listing: "fixed", "successor-stale-listing";
+    fixed_successor_while_deleting: "fixed", "successor-while-deleting";
+    fixed_toleration_flip_while_deleting: "fixed", "toleration-flip-while-deleting";
 }
 
 #[test]
 fn every_table_row_has_a_test_and_a_full_width() {
-    assert_eq!(TABLE.len(), 33);
+    assert_eq!(TABLE.len(), 39);
     for (p, c, cells) in TABLE {
         assert_eq!(cells.len(), PROPERTIES.len(), "{p}/{c}");
     }
@@ -145,7 +169,7 @@ fn every_table_row_has_a_test_and_a_full_width() {
 /// means the model or the core changed behaviour; re-derive and review, never just bump.
 #[test]
 fn unique_state_counts_are_pinned_on_timer_vs_cancel() {
-    for (profile, unique) in [("v1.18", 406), ("latest", 412), ("fixed", 292)] {
+    for (profile, unique) in [("v1.18", 406), ("latest", 412), ("fixed", 295)] {
         assert_eq!(
             check(profile, "timer-vs-cancel").unique_states,
             unique,

@@ -407,6 +407,7 @@ impl Shared {
                     &mut timed,
                     self.profile(),
                     &lock(&self.arrivals),
+                    &view,
                     pod,
                     &taints,
                     now,
@@ -690,7 +691,8 @@ fn describe(note: &Note) -> String {
         Note::NotOurNode => "pod bound to another node than the item's: ignored".into(),
         Note::Suppressed => "work cancelled before it ran".into(),
         Note::RecheckAbandoned => "re-check: no longer to be deleted".into(),
-        Note::LiveRecheckAbandoned => "live read: the API no longer calls for deletion".into(),
+        Note::LiveRecheckAbandoned => "live read: another or an unbound pod: abandoned".into(),
+        Note::LiveRecheckDeferred => "live read: the API does not call for deletion now".into(),
         Note::GaveUp => "every attempt failed: deletion dropped".into(),
     }
 }

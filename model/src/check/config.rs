@@ -56,6 +56,14 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../specs/configs/successor-stale-listing.yaml"),
     ),
     (
+        "successor-while-deleting",
+        include_str!("../../../specs/configs/successor-while-deleting.yaml"),
+    ),
+    (
+        "toleration-flip-while-deleting",
+        include_str!("../../../specs/configs/toleration-flip-while-deleting.yaml"),
+    ),
+    (
         "three-pods",
         include_str!("../../../specs/configs/three-pods.yaml"),
     ),

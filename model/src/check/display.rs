@@ -199,7 +199,10 @@ pub fn effect(e: &Effect) -> String {
                 Note::Suppressed => format!("work for {p} was cancelled before it started"),
                 Note::RecheckAbandoned => format!("re-check: {p} no longer to be deleted"),
                 Note::LiveRecheckAbandoned => {
-                    format!("live read: the API no longer calls for deleting {p}")
+                    format!("live read: {p} is another or an unbound pod now, abandoned")
+                }
+                Note::LiveRecheckDeferred => {
+                    format!("live read: the API does not call for deleting {p} now, retry later")
                 }
                 Note::GaveUp => format!("give up deleting {p}"),
             }

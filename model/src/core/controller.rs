@@ -503,6 +503,7 @@ impl Controller {
                         &mut self.timed,
                         &profile,
                         &self.arrivals,
+                        view,
                         &pods[next],
                         &taints,
                         listed_at,

@@ -163,9 +163,11 @@ pub enum Note {
     Suppressed,
     /// Fixed design: the re-check against the caches no longer calls for deletion.
     RecheckAbandoned,
-    /// Fixed design: the live read shows another pod under the name, an unbound pod, a node that
-    /// is gone, or a node whose NoExecute taints the pod tolerates forever.
+    /// Fixed design: the live read shows another pod under the name, or an unbound pod.
     LiveRecheckAbandoned,
+    /// Fixed design: the live read shows the pod's node without a NoExecute taint it does not
+    /// tolerate forever; the attempt fails and the next one re-checks the caches first.
+    LiveRecheckDeferred,
     /// Every attempt failed; the work is dropped (S2, N14).
     GaveUp,
 }
@@ -201,7 +203,10 @@ impl fmt::Display for Note {
             Note::Suppressed => f.write_str("cancelled before it started: exits"),
             Note::RecheckAbandoned => f.write_str("re-check: no longer to evict: abandoned"),
             Note::LiveRecheckAbandoned => {
-                f.write_str("live read: the API no longer calls for eviction: abandoned")
+                f.write_str("live read: another or an unbound pod: abandoned")
+            }
+            Note::LiveRecheckDeferred => {
+                f.write_str("live read: the API does not call for eviction now: retry later")
             }
             Note::GaveUp => f.write_str("every attempt failed: dropped"),
         }

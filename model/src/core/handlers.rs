@@ -56,6 +56,7 @@ pub fn node_update_pod(
     queue: &mut TimedQueue,
     profile: &Profile,
     arrivals: &Arrivals,
+    view: &impl ClusterView,
     pod: &Pod,
     taints: &[Taint],
     now: Time,
@@ -67,7 +68,14 @@ pub fn node_update_pod(
         // handled meanwhile from a fresher cache, keeps its own (configuration
         // `successor-stale-listing`).
         let key = KeyView::new(profile.work_key, &pod.key, &pod.uid);
-        cancel_with_event(queue, profile, key, out);
+        let listed_is_current = view.pod(&pod.key).is_some_and(|p| p.uid == pod.uid);
+        if profile.work_key == WorkKeyPolicy::Uid && !listed_is_current {
+            // The listed incarnation is gone from the cache: dropping its work is housekeeping,
+            // and a "Cancelling deletion" event would name the pod now holding the name.
+            queue.cancel_work(&key, profile, out);
+        } else {
+            cancel_with_event(queue, profile, key, out);
+        }
         None
     } else {
         Some(process_pod_on_node(
@@ -97,7 +105,9 @@ pub fn handle_node_update(
     };
     let pods = view.pods_on_node(name);
     for pod in &pods {
-        node_update_pod(queue, profile, arrivals, pod, &taints, now, immediate, out);
+        node_update_pod(
+            queue, profile, arrivals, view, pod, &taints, now, immediate, out,
+        );
     }
     pods.len()
 }
@@ -124,8 +134,10 @@ pub fn handle_pod_update(
         return None;
     };
     if profile.work_key == WorkKeyPolicy::Uid {
-        // Fixed design: works of earlier incarnations of this name are void (N5, N6).
-        cancel_pod_with_event(queue, profile, &pod.key, Some(pod), out);
+        // Fixed design: works of earlier incarnations of this name are void (N5, N6). Dropping
+        // them is housekeeping, not a cancellation of this pod's deletion, so no "Cancelling
+        // deletion" event: the pod now holding the name may still be evicted (CANCEL-1).
+        queue.cancel_pod(&pod.key, Some(&pod.uid), profile, out);
     }
     if pod.node_name != item.node_name {
         out.push(note(&pod.key, Note::NotOurNode));

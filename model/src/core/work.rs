@@ -39,6 +39,13 @@ pub fn fire_timer(
         }
         WorkPhase::Backoff { attempt, until } if until <= now => {
             if profile.durable_retry || attempt < profile.attempts {
+                // Fixed design: every attempt re-checks the caches first (its first request may
+                // be a read, which `send` does not guard).
+                if profile.recheck_before_delete
+                    && !recheck(queue, id, profile, view, arrivals, now, out)
+                {
+                    return true;
+                }
                 begin_attempt(queue, id, attempt + 1, profile, view, arrivals, now, out);
             } else {
                 finish(queue, id, Outcome::Failed, Some(Note::GaveUp), out);
@@ -147,7 +154,10 @@ pub fn responded(
                 };
                 Next::Send(call, None)
             }
-            _ => Next::Finish(Outcome::Abandoned, Some(Note::LiveRecheckAbandoned)),
+            // The API does not call for eviction at this instant, but the decision belongs to
+            // the caches, which see every change: the attempt fails and the next one re-checks
+            // them first (abandoning then the work if they agree, else reading again).
+            _ => Next::Backoff(Some(Note::LiveRecheckDeferred)),
         },
         (ApiResult::Patched(version), Verb::PatchDisruptionTarget) => {
             let call = Call {
@@ -173,14 +183,17 @@ pub fn responded(
         {
             Next::Finish(Outcome::Abandoned, None)
         }
-        _ => Next::Backoff,
+        _ => Next::Backoff(None),
     };
     match next {
         Next::Send(call, fetched) => send(
             queue, id, attempt, call, fetched, profile, view, arrivals, now, out,
         ),
         Next::Finish(outcome, note) => finish(queue, id, outcome, note, out),
-        Next::Backoff => {
+        Next::Backoff(note) => {
+            if let Some(note) = note {
+                out.push(decision(sent.pod.clone(), note));
+            }
             let until = now.plus(backoff(profile, attempt));
             if let Some(work) = queue.work_mut(id) {
                 work.phase = WorkPhase::Backoff { attempt, until };
@@ -200,7 +213,7 @@ enum Next {
     Send(Call, Option<Arc<FetchedPod>>),
     Finish(Outcome, Option<Note>),
     /// The attempt failed: sleep, then retry or give up.
-    Backoff,
+    Backoff(Option<Note>),
 }
 
 /// A request to send, before it gets its id.
