@@ -15,6 +15,7 @@ use crate::matching::{verdict, Verdict};
 use crate::profile::{ImmediatePath, Profile};
 use crate::time::Time;
 use std::collections::VecDeque;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Controller configuration: the profile and upstream's sizes (semantics §3).
@@ -127,7 +128,7 @@ pub struct Shard {
 }
 
 /// The whole controller. Spec: CORE-S1..CORE-S8.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Controller {
     config: Config,
     /// CORE-S1.
@@ -147,6 +148,36 @@ pub struct Controller {
     /// CORE-S9: the arrival record, kept only where the profile reads it
     /// ([`Profile::keeps_arrivals`]); empty otherwise.
     arrivals: Arrivals,
+}
+
+/// Hashes the state, not the configuration: every state of one run (a model check, an oracle
+/// frontier) shares it, and hashing the profile's name and switches on every fingerprint
+/// showed up in profiles of both.
+impl Hash for Controller {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        // Destructured so that a new field cannot be left out by accident.
+        let Controller {
+            config: _,
+            tainted_nodes,
+            timed,
+            node_queue,
+            pod_queue,
+            node_held,
+            pod_held,
+            shards,
+            zero_taint_calls,
+            arrivals,
+        } = self;
+        tainted_nodes.hash(h);
+        timed.hash(h);
+        node_queue.hash(h);
+        pod_queue.hash(h);
+        node_held.hash(h);
+        pod_held.hash(h);
+        shards.hash(h);
+        zero_taint_calls.hash(h);
+        arrivals.hash(h);
+    }
 }
 
 impl Controller {

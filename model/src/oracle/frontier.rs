@@ -565,17 +565,9 @@ impl Machine {
         truth: &Truth,
         death: &mut Option<Death>,
     ) -> Vec<State> {
-        let mut seen = HashSet::new();
+        let mut visited = Visited::default();
         let mut stack = Vec::new();
-        if from.len() == 1 {
-            stack = from;
-        } else {
-            for s in from {
-                if seen.insert(s.fingerprint()) {
-                    stack.push(s);
-                }
-            }
-        }
+        visited.admit(from, &mut stack);
         let mut out = Vec::new();
         while let Some(s) = stack.pop() {
             if let Some(head) = s.owed.front() {
@@ -597,11 +589,7 @@ impl Machine {
             if leave {
                 out.push(s.clone());
             }
-            for n in self.successors(s, moves, now, truth) {
-                if seen.insert(n.fingerprint()) {
-                    stack.push(n);
-                }
-            }
+            visited.admit(self.successors(s, moves, now, truth), &mut stack);
         }
         out
     }
@@ -651,14 +639,9 @@ impl Machine {
         seen: &Seen,
         alternatives: &mut Vec<Output>,
     ) -> Vec<State> {
-        let mut visited = HashSet::new();
-        let mut stack: Vec<State> = if from.len() == 1 {
-            from
-        } else {
-            from.into_iter()
-                .filter(|s| visited.insert(s.fingerprint()))
-                .collect()
-        };
+        let mut visited = Visited::default();
+        let mut stack = Vec::new();
+        visited.admit(from, &mut stack);
         let mut out = Vec::new();
         while let Some(mut s) = stack.pop() {
             match s.owed.front() {
@@ -680,11 +663,7 @@ impl Machine {
                         stack.push(s);
                         continue;
                     }
-                    for n in self.successors(s, moves, now, truth) {
-                        if visited.insert(n.fingerprint()) {
-                            stack.push(n);
-                        }
-                    }
+                    visited.admit(self.successors(s, moves, now, truth), &mut stack);
                 }
             }
         }
@@ -795,6 +774,34 @@ impl Machine {
             let mut effects = Vec::new();
             Arc::make_mut(&mut s.ctrl).step(step, &*s.cache, now, &mut effects);
             self.absorb(s, effects, now, truth);
+        }
+    }
+}
+
+/// The states a search at one instant has met. Deduplication matters only where paths can
+/// meet, that is after a state had two successors: until then the search is one path, on which
+/// every move makes progress, so its states are pushed without fingerprinting them (at most
+/// [`CHAIN_LIMIT`] in a row, in case a move did not make progress).
+#[derive(Default)]
+struct Visited {
+    seen: HashSet<u64>,
+    branched: bool,
+    unchecked: usize,
+}
+
+impl Visited {
+    /// Pushes the states of `next` not met before onto `stack`.
+    fn admit(&mut self, next: Vec<State>, stack: &mut Vec<State>) {
+        if !self.branched && next.len() == 1 && stack.is_empty() && self.unchecked < CHAIN_LIMIT {
+            self.unchecked += 1;
+            stack.extend(next);
+            return;
+        }
+        self.branched = true;
+        for s in next {
+            if self.seen.insert(s.fingerprint()) {
+                stack.push(s);
+            }
         }
     }
 }

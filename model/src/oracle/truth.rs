@@ -1,10 +1,11 @@
 //! The API server's state as the trace shows it, with the instants explanations need: since when
 //! each NoExecute taint has been on its node and since when each pod has been bound to its node.
 
+use super::frontier::FxBuild;
 use crate::api::{Name, Node, NodeName, Pod, PodKey, ResourceVersion, TaintEffect, Uid};
 use crate::matching::{first_tolerating, verdict, TolerationTime, Verdict};
 use crate::time::{Duration, Time};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -34,7 +35,8 @@ pub struct PodStatus {
 #[derive(Clone, Debug, Default)]
 pub struct Truth {
     pub nodes: BTreeMap<NodeName, Arc<Node>>,
-    pub pods: BTreeMap<PodKey, TruePod>,
+    /// Looked up on nearly every line and never iterated, so hashed.
+    pub pods: HashMap<PodKey, TruePod, FxBuild>,
     /// Per node, per NoExecute taint key: since when it has been present without interruption.
     since: BTreeMap<NodeName, BTreeMap<Name, Time>>,
     /// Per node: when its last NoExecute taint went away (while it has none).
