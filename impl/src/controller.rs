@@ -22,7 +22,7 @@ use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
 use taintcheck_model::core::handlers::{self, NodeTaints, TaintedNodes};
 use taintcheck_model::core::{
     node_updated, pod_updated, shard_of, work, Arrivals, ClusterView, Config, Effect, Immediate,
-    Note, PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
+    PodItem, TimedQueue, TimerId, Verb, WorkId, WorkKey, WorkPhase,
 };
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::{Duration, Time};
@@ -555,7 +555,7 @@ impl Shared {
                 Effect::Api(request) => self.send(request, now),
                 // Already applied under the timed queue's lock (`apply_timers`).
                 Effect::ArmTimer { .. } | Effect::CancelTimer { .. } => {}
-                Effect::Decision(d) => self.note(&d.pod, &describe(&d.note)),
+                Effect::Decision(d) => self.note(&d.pod, &d.note.to_string()),
             }
         }
     }
@@ -675,24 +675,4 @@ fn spawned_of(timed: &TimedQueue, key: &PodKey) -> Vec<WorkId> {
                 .is_some_and(|w| w.phase == WorkPhase::Spawned)
         })
         .collect()
-}
-
-/// A decision as the timeline prints it.
-fn describe(note: &Note) -> String {
-    match note {
-        Note::EvictNow => "not every taint tolerated: delete now".into(),
-        Note::Scheduled { fire_at } => format!("deletion scheduled at {fire_at}"),
-        Note::AlreadyExisting => "work already exists: skipped".into(),
-        Note::KeptExisting { fire_at } => format!("existing deletion at {fire_at} kept"),
-        Note::Rescheduled { fire_at } => format!("deletion moved to {fire_at}"),
-        Note::ToleratedForever => "tolerated forever: cancelled".into(),
-        Note::ForeverNotCancelled => "tolerated forever: scheduled deletion not cancelled".into(),
-        Note::ZeroTaints => "VIOLATION: processPodOnNode reached with zero taints".into(),
-        Note::NotOurNode => "pod bound to another node than the item's: ignored".into(),
-        Note::Suppressed => "work cancelled before it ran".into(),
-        Note::RecheckAbandoned => "re-check: no longer to be deleted".into(),
-        Note::LiveRecheckAbandoned => "live read: another or an unbound pod: abandoned".into(),
-        Note::LiveRecheckDeferred => "live read: the API does not call for deletion now".into(),
-        Note::GaveUp => "every attempt failed: deletion dropped".into(),
-    }
 }

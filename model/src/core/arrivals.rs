@@ -5,6 +5,7 @@
 //! which derive the earliest legal eviction from it (spec CORE-S9, PROFILE-10). Upstream keeps
 //! nothing of the kind: its deadline is the first decision's `now + m` (N9, T2, T3).
 
+use super::timed_queue::{AsKey, KeyView, WorkKey};
 use crate::api::{Node, NodeName, Pod, PodKey, Taint, Uid};
 use crate::matching::{self, is_no_execute};
 use crate::time::Time;
@@ -16,7 +17,9 @@ pub struct Arrivals {
     /// Per node, its NoExecute taints in node order, each with the instant it was first observed.
     taints: BTreeMap<NodeName, Vec<(Taint, Time)>>,
     /// Per pod name, the bound incarnation observed and since when it was observed bound there.
-    pods: BTreeMap<PodKey, PodArrival>,
+    /// Keyed as the timed queue keys works by name: in name order, which tells pods apart
+    /// sooner than `PodKey`'s namespace-first order (looked up once per pod decision).
+    pods: BTreeMap<WorkKey, PodArrival>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -51,7 +54,10 @@ impl Arrivals {
     /// A pod informer event at `now` (`new` None: deleted). The same incarnation on the same node
     /// keeps its instant; a new incarnation or node starts now; an unbound pod has none.
     pub fn pod_observed(&mut self, key: &PodKey, new: Option<&Pod>, now: Time) {
-        let old = self.pods.remove(key);
+        let old = self.pods.remove(&KeyView {
+            pod: key,
+            uid: None,
+        } as &dyn AsKey);
         let Some((pod, node)) = new.and_then(|p| Some((p, p.node_name.as_ref()?))) else {
             return;
         };
@@ -63,7 +69,14 @@ impl Arrivals {
             node: node.clone(),
             since,
         };
-        self.pods.insert(key.clone(), arrival);
+        self.pods.insert(
+            KeyView {
+                pod: key,
+                uid: None,
+            }
+            .to_key(),
+            arrival,
+        );
     }
 
     /// Renames every recorded pod incarnation (see [`super::Controller::rename_pods`]).
@@ -72,7 +85,8 @@ impl Arrivals {
             .into_iter()
             .map(|(key, a)| {
                 let uid = r.uid(&a.uid);
-                (r.key(&key), PodArrival { uid, ..a })
+                let pod = r.key(&key.pod);
+                (WorkKey { pod, uid: None }, PodArrival { uid, ..a })
             })
             .collect();
     }
@@ -93,16 +107,25 @@ impl Arrivals {
         let recorded = node.and_then(|n| self.taints.get(n));
         let pod_since = self
             .pods
-            .get(&pod.key)
+            .get(&KeyView {
+                pod: &pod.key,
+                uid: None,
+            } as &dyn AsKey)
             .filter(|a| a.uid == pod.uid && Some(&a.node) == node)
             .map_or(now, |a| a.since);
-        let since = |t: &Taint| {
+        // Both lists are the node's NoExecute taints in node order: look at the same place
+        // first.
+        let since = |i: usize, t: &Taint| {
             recorded
-                .and_then(|r| r.iter().find(|(o, _)| o == t))
+                .and_then(|r| {
+                    r.get(i)
+                        .filter(|(o, _)| o == t)
+                        .or_else(|| r.iter().find(|(o, _)| o == t))
+                })
                 .map_or(now, |(_, s)| *s)
         };
         matching::earliest_eviction(
-            taints.iter().map(|t| (t, since(t))),
+            taints.iter().enumerate().map(|(i, t)| (t, since(i, t))),
             &pod.tolerations,
             pod_since,
             comparison_operators,

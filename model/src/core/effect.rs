@@ -188,27 +188,30 @@ pub enum Effect {
 }
 
 impl fmt::Display for Note {
-    /// Lower-case phrases, as timelines print them.
+    /// Lower-case phrases, as timelines and effect lists print them (a counterexample's steps
+    /// put the pod into the sentence instead: `check::display`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Note::EvictNow => f.write_str("not all taints tolerated: evict now"),
-            Note::Scheduled { fire_at } => write!(f, "scheduled for {fire_at}"),
+            Note::EvictNow => f.write_str("not every taint tolerated: delete now"),
+            Note::Scheduled { fire_at } => write!(f, "deletion scheduled at {fire_at}"),
             Note::AlreadyExisting => f.write_str("work already exists: skipped"),
-            Note::KeptExisting { fire_at } => write!(f, "kept existing timer for {fire_at}"),
-            Note::Rescheduled { fire_at } => write!(f, "rescheduled for {fire_at}"),
+            Note::KeptExisting { fire_at } => write!(f, "existing deletion at {fire_at} kept"),
+            Note::Rescheduled { fire_at } => write!(f, "deletion moved to {fire_at}"),
             Note::ToleratedForever => f.write_str("tolerated forever: cancelled"),
-            Note::ForeverNotCancelled => f.write_str("tolerated forever: not cancelled"),
-            Note::ZeroTaints => f.write_str("processPodOnNode reached with zero taints"),
-            Note::NotOurNode => f.write_str("pod is bound to another node: ignored"),
-            Note::Suppressed => f.write_str("cancelled before it started: exits"),
-            Note::RecheckAbandoned => f.write_str("re-check: no longer to evict: abandoned"),
+            Note::ForeverNotCancelled => {
+                f.write_str("tolerated forever: scheduled deletion not cancelled")
+            }
+            Note::ZeroTaints => f.write_str("VIOLATION: processPodOnNode reached with zero taints"),
+            Note::NotOurNode => f.write_str("pod bound to another node than the item's: ignored"),
+            Note::Suppressed => f.write_str("work cancelled before it ran"),
+            Note::RecheckAbandoned => f.write_str("re-check: no longer to be deleted"),
             Note::LiveRecheckAbandoned => {
                 f.write_str("live read: another or an unbound pod: abandoned")
             }
             Note::LiveRecheckDeferred => {
-                f.write_str("live read: the API does not call for eviction now: retry later")
+                f.write_str("live read: the API does not call for deletion now")
             }
-            Note::GaveUp => f.write_str("every attempt failed: dropped"),
+            Note::GaveUp => f.write_str("every attempt failed: deletion dropped"),
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use super::effect::{ApiRequest, Effect, FetchedPod, WorkId};
 use super::work_ids::WorkIds;
-use crate::api::{PodKey, Uid};
+use crate::api::{str_cmp, PodKey, Uid};
 use crate::profile::{CancelFlag, CompletionPolicy, Profile, WorkKeyPolicy};
 use crate::time::Time;
 use std::borrow::Borrow;
@@ -62,33 +62,10 @@ impl Ord for KeyView<'_> {
     fn cmp(&self, other: &Self) -> Ordering {
         str_cmp(&self.pod.name, &other.pod.name)
             .then_with(|| str_cmp(&self.pod.namespace, &other.pod.namespace))
-            .then_with(|| self.uid.cmp(&other.uid))
-    }
-}
-
-/// Byte-wise string order (as `str::cmp`), deciding most comparisons from the first eight bytes
-/// without a `memcmp` call: the timed queue compares short names a hundred times per node update.
-fn str_cmp(a: &str, b: &str) -> Ordering {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if std::ptr::eq(a, b) {
-        return Ordering::Equal;
-    }
-    match prefix(a).cmp(&prefix(b)) {
-        Ordering::Equal if a.len() <= 8 && b.len() <= 8 => a.len().cmp(&b.len()),
-        Ordering::Equal => a.cmp(b),
-        decided => decided,
-    }
-}
-
-/// The first eight bytes, zero-padded, as a big-endian integer: its order is the byte order of
-/// the padded prefixes.
-fn prefix(s: &[u8]) -> u64 {
-    match s.first_chunk::<8>() {
-        Some(head) => u64::from_be_bytes(*head),
-        None => s
-            .iter()
-            .enumerate()
-            .fold(0, |acc, (i, &byte)| acc | (u64::from(byte) << (56 - 8 * i))),
+            .then_with(|| match (self.uid, other.uid) {
+                (Some(a), Some(b)) => str_cmp(&a.0, &b.0),
+                (a, b) => a.is_some().cmp(&b.is_some()),
+            })
     }
 }
 
@@ -575,6 +552,19 @@ mod tests {
         #[test]
         fn str_cmp_is_str_order(a in "[a-c\\x00\\x{ff}]{0,12}", b in "[a-c\\x00\\x{ff}]{0,12}") {
             prop_assert_eq!(str_cmp(&a, &b), a.cmp(&b));
+        }
+
+        /// Pod keys and UIDs keep the order of their strings (namespace, then name): listings
+        /// and reports are sorted by it.
+        #[test]
+        fn pod_key_and_uid_order_is_string_order(
+            a in ("[ab]{0,9}", "[ab\\x00]{0,10}"),
+            b in ("[ab]{0,9}", "[ab\\x00]{0,10}"),
+        ) {
+            let key = |(ns, name): &(String, String)| PodKey::new(ns, name);
+            prop_assert_eq!(key(&a).cmp(&key(&b)), a.cmp(&b));
+            let uid = |(_, name): &(String, String)| Uid(name.as_str().into());
+            prop_assert_eq!(uid(&a).cmp(&uid(&b)), a.1.cmp(&b.1));
         }
     }
 
