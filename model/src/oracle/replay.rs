@@ -49,6 +49,8 @@ pub struct Oracle {
     wakes: BTreeSet<(Time, PodKey)>,
     /// Requests the trace sent and has not answered yet: which pod they are for.
     requests: BTreeMap<u64, (PodKey, Verb)>,
+    /// How many of `requests` each pod has (a pod with one is not forgotten).
+    unanswered: HashMap<PodKey, usize, FxBuild>,
     line: usize,
     last: Option<Time>,
     started: bool,
@@ -83,6 +85,7 @@ impl Oracle {
             node_log: BTreeMap::new(),
             wakes: BTreeSet::new(),
             requests: BTreeMap::new(),
+            unanswered: HashMap::default(),
             line: 0,
             last: None,
             started: false,
@@ -353,6 +356,18 @@ impl Oracle {
         self.resize(key)
     }
 
+    /// Removes the unanswered request `id`.
+    fn take_request(&mut self, id: u64) -> Option<(PodKey, Verb)> {
+        let (key, verb) = self.requests.remove(&id)?;
+        if let Some(n) = self.unanswered.get_mut(&key) {
+            *n -= 1;
+            if *n == 0 {
+                self.unanswered.remove(&key);
+            }
+        }
+        Some((key, verb))
+    }
+
     /// After a component changed: size check, wake-up instant, forgetting a finished pod.
     fn settled(&mut self, key: &PodKey) -> Result<()> {
         self.resize(key)?;
@@ -397,7 +412,7 @@ impl Oracle {
         };
         let gone = !self.keep
             && !self.truth.pods.contains_key(key)
-            && !self.requests.values().any(|(p, _)| p == key)
+            && !self.unanswered.contains_key(key)
             && c.states.iter().all(State::forgotten);
         if gone {
             if let Some(c) = self.components.remove(key) {
@@ -599,6 +614,7 @@ impl Oracle {
             return Err(self.bad(&format!("id: request #{id} sent twice")));
         }
         self.output(&pod, seen, t)?;
+        *self.unanswered.entry(pod.clone()).or_default() += 1;
         self.requests.insert(id, (pod, verb));
         Ok(())
     }
@@ -614,7 +630,7 @@ impl Oracle {
         version: Option<ResourceVersion>,
         t: Time,
     ) -> Result<()> {
-        let Some((key, verb)) = self.requests.remove(&id) else {
+        let Some((key, verb)) = self.take_request(id) else {
             return Err(self.bad(&format!(
                 "id: response to request #{id}, which the trace did not send (or answered already)"
             )));
@@ -723,6 +739,7 @@ impl Oracle {
 
     fn restarted(&mut self, t: Time) -> Result<()> {
         self.requests.clear();
+        self.unanswered.clear();
         let keys = self.keys();
         for key in keys {
             self.advance(&key, t)?;
