@@ -308,7 +308,8 @@ fn counterexamples_are_shortest() {
 }
 
 /// MODEL-SYM: symmetry reduction is sound — DFS with and without it gives BFS's verdicts on a
-/// configuration with interchangeable pods that may be deleted — and never adds states.
+/// configuration with interchangeable pods that may be deleted — and reduces: with two such pods
+/// nearly every orbit has two states, so nearly half the states go.
 #[test]
 fn symmetry_keeps_every_verdict() {
     use taintcheck_model::check::run::Strategy;
@@ -338,6 +339,15 @@ fn symmetry_keeps_every_verdict() {
             verdicts(&bfs).contains('V') || profile == "fixed",
             "{profile}: not vacuous"
         );
-        assert!(sym.unique_states <= dfs.unique_states, "{profile}");
+        // Two interchangeable pods: at most 2x; the orbits of size 2 must be most of them.
+        let reduction = dfs.unique_states as f64 / sym.unique_states as f64;
+        println!(
+            "{profile}: {} -> {} unique states ({reduction:.2}x)",
+            dfs.unique_states, sym.unique_states
+        );
+        assert!(
+            (1.5..=2.0).contains(&reduction),
+            "{profile}: {reduction:.2}x"
+        );
     }
 }

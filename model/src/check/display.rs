@@ -72,10 +72,22 @@ fn controller_step(step: &Step) -> String {
         Step::DispatchPod => "pod dispatcher sends the next pod item to its shard".into(),
         Step::WorkerTakeNode(w) => format!("worker {w} takes a node item"),
         Step::WorkerTakePod(w) => format!("worker {w} takes a pod item"),
-        Step::WorkerContinue { worker, immediate } => match immediate {
-            Immediate::Nil => format!("worker {worker} continues"),
-            Immediate::Timer => format!("worker {worker} continues (two Now()s: a real timer)"),
-        },
+        Step::WorkerContinue {
+            worker,
+            immediate,
+            pick,
+        } => {
+            let pick = match pick {
+                0 => String::new(),
+                n => format!(" with listed pod +{n}"),
+            };
+            match immediate {
+                Immediate::Nil => format!("worker {worker} continues{pick}"),
+                Immediate::Timer => {
+                    format!("worker {worker} continues{pick} (two Now()s: a real timer)")
+                }
+            }
+        }
         Step::FireTimer(id) => format!("timer #{} fires", id.0),
         Step::StartWork(id) => format!("work #{} starts", id.0),
         Step::CompleteWork(id) => format!("work #{} completes (map update)", id.0),
@@ -84,7 +96,12 @@ fn controller_step(step: &Step) -> String {
 
 /// The action with what the state says about it (which node a worker handles).
 fn describe(s: &SysState, a: &Action) -> String {
-    let Action::Controller(Step::WorkerContinue { worker, immediate }) = a else {
+    let Action::Controller(Step::WorkerContinue {
+        worker,
+        immediate,
+        pick,
+    }) = a
+    else {
         return action(a);
     };
     let timer = match immediate {
@@ -104,7 +121,7 @@ fn describe(s: &SysState, a: &Action) -> String {
                 pods,
                 next,
                 ..
-            } => match pods.get(*next) {
+            } => match pods.get(next + usize::from(*pick)) {
                 Some(p) => format!(
                     "worker {worker} handles node {node}: taints {} for pod {}{timer}",
                     taints(t),

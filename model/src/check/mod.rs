@@ -24,8 +24,8 @@ pub use state::SysState;
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion};
 use crate::api_server::{self, StoredPod, Write};
 use crate::core::{
-    ApiRequest, ApiResult, ClusterView, Config as CoreConfig, Controller, Effect, EventKind, Note,
-    Step, Verb, WorkPhase, Worker,
+    ApiRequest, ApiResult, ClusterView, Config as CoreConfig, Controller, Effect, EventKind,
+    Listing, Note, Step, Verb, WorkPhase, Worker,
 };
 use crate::profile::Profile;
 use crate::time::Time;
@@ -88,6 +88,7 @@ impl TaintSys {
             workers: self.config.workers,
             node_channel_capacity: self.config.node_channel_capacity,
             pod_channel_capacity: self.config.pod_channel_capacity,
+            listing: Listing::Any,
         }
     }
 
@@ -124,6 +125,7 @@ impl TaintSys {
                 .insert(pod.key.clone(), ApiPod::new(pod, Time::ZERO));
         }
         api.note_exposure(self.ops());
+        let classes = symmetry::PodClasses::of(&self.config, &api);
         let mut s = SysState {
             now: Time::ZERO,
             api: Arc::new(api),
@@ -135,7 +137,7 @@ impl TaintSys {
                 ..EnvState::default()
             },
             history: History::default(),
-            classes: symmetry::PodClasses::of(&self.config),
+            classes,
         };
         relist(&mut s);
         self.settle(s)
@@ -698,13 +700,16 @@ impl TaintSys {
 /// The pod object a decision about `key` was made on: the object the worker listed (node
 /// handling), else the cached one (pod handling).
 fn decided_uid(before: &SysState, action: &Action, key: &PodKey) -> Option<crate::api::Uid> {
-    if let Action::Controller(Step::WorkerContinue { worker, .. }) = action {
+    if let Action::Controller(Step::WorkerContinue { worker, pick, .. }) = action {
         if let Some(crate::core::Worker::Node {
             phase: crate::core::NodePhase::Pods { pods, next, .. },
             ..
         }) = before.ctrl.shards().get(*worker).map(|s| &s.worker)
         {
-            if let Some(p) = pods.get(*next).filter(|p| p.key == *key) {
+            if let Some(p) = pods
+                .get(next + usize::from(*pick))
+                .filter(|p| p.key == *key)
+            {
                 return Some(p.uid.clone());
             }
         }

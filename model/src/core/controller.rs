@@ -14,7 +14,7 @@ use crate::api::{Node, NodeName, Pod, PodKey, Taint, Uid};
 use crate::matching::{verdict, Verdict};
 use crate::profile::{ImmediatePath, Profile};
 use crate::time::Time;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -28,6 +28,22 @@ pub struct Config {
     pub node_channel_capacity: usize,
     /// `podUpdateChannelSize`, 1 upstream.
     pub pod_channel_capacity: usize,
+    /// The orders in which `handleNodeUpdate` may process a node's listed pods.
+    pub listing: Listing,
+}
+
+/// The order of a node's pods as `handleNodeUpdate` gets them. Upstream lists them from the pod
+/// indexer (`ByIndex` on the node name, 1.18 and newest alike), which iterates a Go map: a
+/// different order on every call, so every order is a behaviour. Spec: CORE-A6.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Listing {
+    /// Name order only: one of upstream's orders, and the only one a deterministic caller
+    /// (runtime, oracle, driver) needs.
+    #[default]
+    ByName,
+    /// Any order: one worker step per remaining listed pod (the model, so that no interleaving
+    /// hangs on the order, and so that identically configured pods are interchangeable).
+    Any,
 }
 
 impl Config {
@@ -38,6 +54,7 @@ impl Config {
             workers: 8,
             node_channel_capacity: 10,
             pod_channel_capacity: 1,
+            listing: Listing::ByName,
         }
     }
 }
@@ -76,8 +93,14 @@ pub enum Step {
     /// A busy worker's next phase: list the node's pods, process (or cancel) one listed pod,
     /// take the next buffered node item while draining, or handle the held pod item. `immediate`
     /// is the outcome of a two-`Now()` immediate path if this step reaches one
-    /// ([`ImmediatePath::TwoNows`] only; otherwise always [`Immediate::Nil`]). Spec: CORE-A4..A7.
-    WorkerContinue { worker: usize, immediate: Immediate },
+    /// ([`ImmediatePath::TwoNows`] only; otherwise always [`Immediate::Nil`]). `pick` chooses
+    /// the listed pod, counted from the next one in name order: always 0 except under
+    /// [`Listing::Any`]. Spec: CORE-A4..A7.
+    WorkerContinue {
+        worker: usize,
+        immediate: Immediate,
+        pick: u16,
+    },
     /// A due timer fires (eviction timer or backoff). Spec: CORE-A11.
     FireTimer(TimerId),
     /// A spawned work goroutine starts. Spec: CORE-A12.
@@ -94,8 +117,10 @@ type Listed = Arc<[Pod]>;
 pub enum NodePhase {
     /// `taintedNodes` updated with these taints (possibly none); the pods are listed next.
     Updated { taints: Arc<[Taint]> },
-    /// Pods listed at `now` (the one `now` of the node); `pods[next]` is processed next (or,
-    /// with no taints, cancelled by the short-circuit).
+    /// Pods listed at `now` (the one `now` of the node), in name order; `pods[next]` is
+    /// processed next (or, with no taints, cancelled by the short-circuit). Under
+    /// [`Listing::Any`] a processed pod leaves the list instead and `next` stays 0, so a state
+    /// holds the set of pods still to do, whatever the order they were taken in.
     Pods {
         taints: Arc<[Taint]>,
         pods: Listed,
@@ -293,15 +318,19 @@ impl Controller {
                     }
                 }
                 busy => {
-                    out.push(Step::WorkerContinue {
-                        worker,
-                        immediate: Immediate::Nil,
-                    });
-                    if self.may_reach_immediate_timer(shard, busy) {
+                    for pick in 0..self.picks(busy) {
                         out.push(Step::WorkerContinue {
                             worker,
-                            immediate: Immediate::Timer,
+                            immediate: Immediate::Nil,
+                            pick,
                         });
+                        if self.may_reach_immediate_timer(shard, busy, pick) {
+                            out.push(Step::WorkerContinue {
+                                worker,
+                                immediate: Immediate::Timer,
+                                pick,
+                            });
+                        }
                     }
                 }
             }
@@ -341,9 +370,25 @@ impl Controller {
         }
     }
 
-    /// Whether the worker's next step may take the two-`Now()` immediate path: a listed pod that
-    /// is not tolerated, or a held pod item (whose pod is only read from the cache then).
-    fn may_reach_immediate_timer(&self, shard: &Shard, worker: &Worker) -> bool {
+    /// How many choices a busy worker's next step has: one per remaining listed pod under
+    /// [`Listing::Any`], else one.
+    fn picks(&self, worker: &Worker) -> u16 {
+        match (self.config.listing, worker) {
+            (
+                Listing::Any,
+                Worker::Node {
+                    phase: NodePhase::Pods { pods, next, .. },
+                    ..
+                },
+            ) => u16::try_from(pods.len() - next).unwrap_or(u16::MAX),
+            _ => 1,
+        }
+    }
+
+    /// Whether the worker's next step (taking listed pod `pick`) may take the two-`Now()`
+    /// immediate path: a listed pod that is not tolerated, or a held pod item (whose pod is only
+    /// read from the cache then).
+    fn may_reach_immediate_timer(&self, shard: &Shard, worker: &Worker, pick: u16) -> bool {
         if self.config.profile.immediate_path != ImmediatePath::TwoNows {
             return false;
         }
@@ -356,7 +401,7 @@ impl Controller {
                     taints, pods, next, ..
                 } => {
                     !taints.is_empty()
-                        && pods.get(*next).is_some_and(|pod| {
+                        && pods.get(*next + usize::from(pick)).is_some_and(|pod| {
                             verdict(
                                 taints,
                                 &pod.tolerations,
@@ -388,9 +433,13 @@ impl Controller {
                     }
                 }
             }
-            Step::WorkerContinue { worker, immediate } => {
-                if worker < self.shards.len() {
-                    self.continue_worker(worker, immediate, view, now, out);
+            Step::WorkerContinue {
+                worker,
+                immediate,
+                pick,
+            } => {
+                if worker < self.shards.len() && pick < self.picks(&self.shards[worker].worker) {
+                    self.continue_worker(worker, immediate, usize::from(pick), view, now, out);
                 }
             }
             Step::FireTimer(timer) => {
@@ -480,6 +529,7 @@ impl Controller {
         &mut self,
         w: usize,
         immediate: Immediate,
+        pick: usize,
         view: &impl ClusterView,
         now: Time,
         out: &mut Vec<Effect>,
@@ -535,20 +585,31 @@ impl Controller {
                         &profile,
                         &self.arrivals,
                         view,
-                        &pods[next],
+                        &pods[next + pick],
                         &taints,
                         listed_at,
                         immediate,
                         out,
                     );
                     self.count(decided);
-                    if next + 1 < pods.len() {
+                    let (pods, next) = match self.config.listing {
+                        Listing::ByName => (pods, next + 1),
+                        Listing::Any => (
+                            pods.iter()
+                                .enumerate()
+                                .filter(|&(i, _)| i != pick)
+                                .map(|(_, p)| p.clone())
+                                .collect(),
+                            0,
+                        ),
+                    };
+                    if next < pods.len() {
                         self.shards[w].worker = Worker::Node {
                             node,
                             phase: NodePhase::Pods {
                                 taints,
                                 pods,
-                                next: next + 1,
+                                next,
                                 now: listed_at,
                             },
                             then,
@@ -642,11 +703,28 @@ impl Controller {
                 Worker::Node { phase, then, .. } => {
                     *then = then.as_ref().map(item);
                     if let NodePhase::Pods { pods, .. } = phase {
-                        *pods = pods.iter().map(|p| r.pod(p)).collect();
+                        let mut renamed: Vec<Pod> = pods.iter().map(|p| r.pod(p)).collect();
+                        // Under `Any` the list is the set still to do, kept in name order.
+                        if self.config.listing == Listing::Any {
+                            renamed.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+                        }
+                        *pods = renamed.into();
                     }
                 }
             }
         }
+    }
+
+    /// Renumbers the works (and with them their timers and requests) canonically, keeping the
+    /// set of ids in use; returns the renumbering, for ids the caller keeps. Ids are only
+    /// compared for equality, so the result is equivalent; for the model's symmetry reduction
+    /// (spec MODEL-SYM).
+    pub fn canonicalise_ids(&mut self) -> BTreeMap<WorkId, WorkId> {
+        let map = self.timed.canonical_ids();
+        if map.iter().any(|(a, b)| a != b) {
+            self.timed.renumber(&map);
+        }
+        map
     }
 
     /// Controller restart (or leader failover): every bit of in-memory state is lost; responses to
@@ -716,6 +794,7 @@ mod tests {
         Step::WorkerContinue {
             worker,
             immediate: Immediate::Nil,
+            pick: 0,
         }
     }
 
@@ -856,6 +935,65 @@ mod tests {
         assert!(!c.precondition_violated());
     }
 
+    /// CORE-A6: under `Listing::Any` a worker may take any listed pod next; what is left stays
+    /// in name order, so the state is the set still to do. `ByName` offers only the next one.
+    #[test]
+    fn any_listing_order_offers_every_listed_pod() {
+        for (listing, offered) in [(Listing::ByName, 1), (Listing::Any, 3)] {
+            let mut c = Controller::new(Config {
+                listing,
+                ..Config::new(Profile::latest())
+            });
+            let mut view = Cluster::default();
+            view.nodes.insert("node1".into(), tainted("node1"));
+            for name in ["a", "b", "c"] {
+                let p = pod(name, "node1", Some(10));
+                view.pods.insert(p.key.clone(), p);
+            }
+            let mut out = vec![];
+            c.node_observed(None, Some(&tainted("node1")), Time(0));
+            for s in [Step::DispatchNode, Step::WorkerTakeNode(4), cont(4)] {
+                c.step(s, &view, Time(0), &mut out);
+            }
+            let picks = |c: &Controller| {
+                steps(c, Time(0))
+                    .iter()
+                    .filter(|s| matches!(s, Step::WorkerContinue { worker: 4, .. }))
+                    .count()
+            };
+            assert_eq!(picks(&c), offered, "{listing:?}");
+            let last = Step::WorkerContinue {
+                worker: 4,
+                immediate: Immediate::Nil,
+                pick: 2,
+            };
+            c.step(last, &view, Time(0), &mut out);
+            let scheduled: Vec<&str> = c
+                .timed_queue()
+                .entries()
+                .keys()
+                .map(|k| &*k.pod.name)
+                .collect();
+            let left = |c: &Controller| match &c.shards()[4].worker {
+                Worker::Node {
+                    phase: NodePhase::Pods { pods, next, .. },
+                    ..
+                } => pods[*next..]
+                    .iter()
+                    .map(|p| p.key.name.to_string())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            if listing == Listing::Any {
+                assert_eq!(scheduled, ["c"]);
+                assert_eq!(left(&c), ["a", "b"]);
+            } else {
+                assert!(scheduled.is_empty(), "pick 2 is not offered by name");
+                assert_eq!(left(&c), ["a", "b", "c"]);
+            }
+        }
+    }
+
     /// PROFILE-2: the two-`Now()` outcomes are offered only where the immediate path is reachable.
     #[test]
     fn immediate_outcomes_offered_only_for_two_nows() {
@@ -875,6 +1013,7 @@ mod tests {
             let timer = Step::WorkerContinue {
                 worker: 4,
                 immediate: Immediate::Timer,
+                pick: 0,
             };
             assert!(!steps(&c, Time(0)).contains(&timer), "pod a is tolerated");
             c.step(cont(4), &view, Time(0), &mut out);

@@ -179,11 +179,16 @@ impl Driver {
         let offered = steps.clone();
         let preferred = self.immediate;
         steps.retain(|s| match s {
-            Step::WorkerContinue { worker, immediate } => {
+            Step::WorkerContinue {
+                worker,
+                immediate,
+                pick,
+            } => {
                 *immediate == preferred
                     || !offered.contains(&Step::WorkerContinue {
                         worker: *worker,
                         immediate: preferred,
+                        pick: *pick,
                     })
             }
             _ => true,

@@ -513,11 +513,63 @@ impl TimedQueue {
             .collect();
         for work in self.works.values_mut() {
             work.key = key(&work.key);
-            if let WorkPhase::Requesting { request, .. } = &mut work.phase {
+            if let WorkPhase::Requesting {
+                request, fetched, ..
+            } = &mut work.phase
+            {
                 request.pod = r.key(&request.pod);
                 request.uid = request.uid.as_ref().map(|u| r.uid(u));
+                if let Some(f) = fetched {
+                    Arc::make_mut(f).pod = r.pod(&f.pod);
+                }
             }
         }
+    }
+
+    /// A renumbering of the works in use onto themselves (so the allocator, which hands out the
+    /// lowest free id, is unchanged) that depends on what the works are, not on their ids: the
+    /// entries' works in key order first, then the others by (key, creation, deadline). Ids are
+    /// only ever compared for equality, so applying it ([`TimedQueue::renumber`]) gives an
+    /// equivalent state; for the model's symmetry reduction (spec MODEL-SYM).
+    pub(crate) fn canonical_ids(&self) -> BTreeMap<WorkId, WorkId> {
+        let mut order: Vec<WorkId> = Vec::with_capacity(self.works.len());
+        for id in self.entries.values().filter_map(Entry::work) {
+            if self.works.contains_key(&id) && !order.contains(&id) {
+                order.push(id);
+            }
+        }
+        let mut rest: Vec<(&WorkId, &Work)> = self
+            .works
+            .iter()
+            .filter(|(id, _)| !order.contains(id))
+            .collect();
+        rest.sort_by(|(a, x), (b, y)| {
+            (&x.key, x.created_at, x.fire_at, a).cmp(&(&y.key, y.created_at, y.fire_at, b))
+        });
+        order.extend(rest.into_iter().map(|(id, _)| *id));
+        order.into_iter().zip(self.works.keys().copied()).collect()
+    }
+
+    /// Applies a renumbering from [`TimedQueue::canonical_ids`]: entries, works and the
+    /// requests they wait on (a request's id is its work's).
+    pub(crate) fn renumber(&mut self, map: &BTreeMap<WorkId, WorkId>) {
+        let to = |id: WorkId| map.get(&id).copied().unwrap_or(id);
+        for entry in self.entries.values_mut() {
+            match entry {
+                Entry::Nil { work: Some(w) } | Entry::Timer { work: w, .. } => *w = to(*w),
+                Entry::Nil { work: None } => {}
+            }
+        }
+        self.works = std::mem::take(&mut self.works)
+            .into_iter()
+            .map(|(id, mut w)| {
+                let id = to(id);
+                if let WorkPhase::Requesting { request, .. } = &mut w.phase {
+                    request.id = super::effect::RequestId(id.0);
+                }
+                (id, w)
+            })
+            .collect();
     }
 
     /// The earliest armed timer (eviction or backoff).

@@ -17,6 +17,7 @@ use crate::core::{
     ApiRequest, ApiResult, ClusterView, Config, Controller, Effect, EventRecord, RequestId, Step,
     Verb, WorkPhase, Worker,
 };
+use crate::fx::Fx;
 use crate::time::{Duration, Time};
 use crate::trace::RequestVerb;
 use std::collections::{BTreeMap, HashSet, VecDeque};
@@ -242,7 +243,7 @@ impl State {
     /// equal states built from the same trace lines share them, and a state that differs only
     /// in sharing is merely kept twice.
     fn fingerprint(&self) -> u64 {
-        let mut h = Fx(0);
+        let mut h = Fx::default();
         self.ctrl.hash(&mut h);
         for (name, node) in &self.cache.nodes {
             name.hash(&mut h);
@@ -266,52 +267,6 @@ impl State {
         self.deleted.hash(&mut h);
         self.faults.hash(&mut h);
         h.finish()
-    }
-}
-
-/// rustc's Fx hash: a fast, deterministic, non-cryptographic hasher for fingerprints.
-#[derive(Default)]
-pub struct Fx(u64);
-
-/// Builds [`Fx`] hashers, for maps looked up on every trace line.
-pub type FxBuild = std::hash::BuildHasherDefault<Fx>;
-
-impl Fx {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let mut tail = [0u8; 8];
-        let rest = chunks.remainder();
-        tail[..rest.len()].copy_from_slice(rest);
-        self.add(u64::from_le_bytes(tail) ^ (rest.len() as u64) << 56);
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
 

@@ -6,12 +6,13 @@
 //! dispatchers), which the latency bound covers (ORACLE-6, P-compositionality). Node lines go to
 //! every component bound to the node; pod lines and outputs to the pod's component.
 
-use super::frontier::{Fault, FxBuild, Machine, Observe, Output, Pending, Seen, State};
+use super::frontier::{Fault, Machine, Observe, Output, Pending, Seen, State};
 use super::truth::{PodStatus, Truth};
 use super::verdict::{self, BadInput, Error, Expected, Result, Summary, Violation};
 use super::Options;
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::{ApiResult, Config, FetchedPod, Verb, EVENT_REASON};
+use crate::fx::FxBuild;
 use crate::time::Time;
 use crate::trace::{Observed, RequestVerb, ResponseResult, TraceEvent, TraceRecord};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};

@@ -1,8 +1,8 @@
 //! The API server's state as the trace shows it, with the instants explanations need: since when
 //! each NoExecute taint has been on its node and since when each pod has been bound to its node.
 
-use super::frontier::FxBuild;
 use crate::api::{Name, Node, NodeName, Pod, PodKey, ResourceVersion, TaintEffect, Uid};
+use crate::fx::FxBuild;
 use crate::matching::{first_tolerating, verdict, TolerationTime, Verdict};
 use crate::time::{Duration, Time};
 use std::collections::{BTreeMap, HashMap};
