@@ -67,6 +67,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "three-pods",
         include_str!("../../../specs/configs/three-pods.yaml"),
     ),
+    (
+        "pods-and-nodes",
+        include_str!("../../../specs/configs/pods-and-nodes.yaml"),
+    ),
 ];
 
 /// The environment's operations (spec ENV-*). Each consumes one unit of the budget.

@@ -125,7 +125,7 @@ impl TaintSys {
                 .insert(pod.key.clone(), ApiPod::new(pod, Time::ZERO));
         }
         api.note_exposure(self.ops());
-        let classes = symmetry::PodClasses::of(&self.config, &api);
+        let symmetry = symmetry::Symmetry::of(&self.config, &api);
         let mut s = SysState {
             now: Time::ZERO,
             api: Arc::new(api),
@@ -137,7 +137,7 @@ impl TaintSys {
                 ..EnvState::default()
             },
             history: History::default(),
-            classes,
+            symmetry,
         };
         relist(&mut s);
         self.settle(s)

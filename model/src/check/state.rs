@@ -5,7 +5,7 @@
 //! Everything is ordered (`BTreeMap`, `VecDeque`) and small, so states hash deterministically.
 //! Spec: MODEL-S1..MODEL-S6 (specs/spec.md, "State variables").
 
-use super::symmetry::PodClasses;
+use super::symmetry::Symmetry;
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::Controller;
 use crate::matching;
@@ -25,8 +25,9 @@ pub struct SysState {
     pub ctrl: Controller,
     pub env: EnvState,
     pub history: History,
-    /// The configuration's interchangeable pods (constant; ignored by `Eq` and `Hash`).
-    pub classes: PodClasses,
+    /// What the configuration lets the symmetry reduction rename (constant; ignored by `Eq` and
+    /// `Hash`).
+    pub symmetry: Symmetry,
 }
 
 /// The API server's objects: the truth every cache lags behind. Spec: MODEL-S2.

@@ -1,60 +1,84 @@
-//! Symmetry reduction over interchangeable pods (spec MODEL-SYM): a canonical representative per
-//! class of states that differ only in which of several identically configured pods is which.
+//! Symmetry reduction (spec MODEL-SYM): a canonical representative per orbit of states that
+//! differ only in which pod or node is which, or in which work got which id.
 //!
-//! Pods are interchangeable when their configuration is identical (node, tolerations; the
-//! environment's operations are global). The model lists a node's pods in any order (as
-//! upstream's indexer does, [`crate::core::Listing::Any`]), so names fix no order there; only a
-//! re-list after a restart delivers the API's pods in name order. Without `restart` every
-//! permutation of each class is a symmetry, and the representative is the candidate with the
-//! smallest state hash over the whole group (the same for every state of an orbit). With
-//! `restart`, a renaming must keep the name order of every *live* pod (one in the API, the pod
-//! cache or a pending watch event); live pods take the first names of their class in order and
-//! only the pods gone for good are permuted. With `recreate_pod` there are no classes. Nodes are
-//! never renamed (their names fix the FNV shard), nor work, timer or request ids.
+//! Without `recreate_pod` and `restart`, names fix no order anywhere in the model (a node's pods
+//! are listed in any order, [`crate::core::Listing::Any`]; queues and event streams are FIFO),
+//! and the environment treats every pod and every node alike, so any permutation of the pods
+//! and, with one worker (node names fix the FNV shard), of the nodes is a symmetry. The
+//! representative renames nodes, then pods, in the order of a signature of what the state says
+//! about each (trying every order of tied ones), canonicalises the work ids, and keeps the
+//! candidate with the smallest hash. With `restart`, a re-list delivers pods and nodes in name
+//! order: then only identically configured pods that are gone for good are permuted (the live
+//! ones keep their name order) and nodes are not. With `recreate_pod` no pod is renamed.
 
 use super::config::{CheckConfig, OpKind};
 use super::state::{ApiServer, Delta, SysState};
-use crate::api::{Name, PodKey, Uid};
-use crate::core::{Entry, PodRenaming, WorkId};
+use crate::api::{NodeName, PodKey, Uid};
+use crate::core::{Entry, Renaming, WorkId};
 use crate::fx::Fx;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-/// The classes of interchangeable pods of a configuration (each sorted, of two or more), carried
-/// in every state because stateright's representative function sees only the state. Equal and
-/// hashed as nothing: it is the same in every state of a run.
+/// What may be renamed in a run, carried in every state because stateright's representative
+/// function sees only the state. Equal and hashed as nothing: it is the same in every state of
+/// a run.
 #[derive(Clone, Default)]
-pub struct PodClasses {
-    classes: Arc<[Vec<PodKey>]>,
-    /// The one UID of each class member: without `recreate_pod` a pod never gets another, so a
-    /// renaming of pods is also one of UIDs.
-    uids: Arc<BTreeMap<Name, Uid>>,
-    /// Whether live pods may be permuted too: no name order is visible (the model lists a
-    /// node's pods in any order), which holds unless a restart can re-list them by name.
+pub struct Symmetry {
+    /// Names fix no order (no `restart`, no `recreate_pod`): every pod is interchangeable,
+    /// whatever its configuration (the environment's operations are global).
     free: bool,
+    /// When `free`, the pods (sorted); else the classes of identically configured pods (same
+    /// node and tolerations, each sorted, of two or more), of which only gone ones move.
+    classes: Arc<[Vec<PodKey>]>,
+    /// The nodes, when `free` with one worker (sorted); else none.
+    nodes: Arc<[NodeName]>,
+    /// The one UID of each pod: without `recreate_pod` a pod never gets another, so a renaming
+    /// of pods is also one of UIDs.
+    uids: Arc<BTreeMap<PodKey, Uid>>,
 }
 
-impl PodClasses {
-    /// Pods with the same node and tolerations; none at all when pods may be recreated, since a
-    /// recreated pod re-enters the API's name order (a re-list's order) under its name. `api`
-    /// holds the configured pods with their UIDs.
-    pub fn of(config: &CheckConfig, api: &ApiServer) -> PodClasses {
+impl Symmetry {
+    /// The symmetries of `config`; `api` holds the configured pods with their UIDs.
+    pub fn of(config: &CheckConfig, api: &ApiServer) -> Symmetry {
         if config.operations.contains(&OpKind::RecreatePod) {
-            return PodClasses::default();
+            return Symmetry::default();
+        }
+        let uids = Arc::new(
+            api.pods
+                .iter()
+                .map(|(k, p)| (k.clone(), p.pod.uid.clone()))
+                .collect(),
+        );
+        if !config.operations.contains(&OpKind::Restart) {
+            let pods: Vec<PodKey> = api.pods.keys().cloned().collect();
+            return Symmetry {
+                free: true,
+                classes: if pods.len() > 1 {
+                    vec![pods].into()
+                } else {
+                    Arc::new([])
+                },
+                nodes: if config.workers == 1 && api.nodes.len() > 1 {
+                    api.nodes.keys().cloned().collect()
+                } else {
+                    Arc::new([])
+                },
+                uids,
+            };
         }
         let mut classes: Vec<Vec<PodKey>> = Vec::new();
         for (i, p) in config.pods.iter().enumerate() {
-            if config.pods[..i]
-                .iter()
-                .any(|q| q.node == p.node && q.tolerations == p.tolerations)
-            {
+            let same = |q: &&crate::check::config::PodSpec| {
+                q.node == p.node && q.tolerations == p.tolerations
+            };
+            if config.pods[..i].iter().any(|q| same(&q)) {
                 continue;
             }
             let mut class: Vec<PodKey> = config.pods[i..]
                 .iter()
-                .filter(|q| q.node == p.node && q.tolerations == p.tolerations)
+                .filter(same)
                 .map(|q| q.key())
                 .collect();
             class.sort();
@@ -62,75 +86,93 @@ impl PodClasses {
                 classes.push(class);
             }
         }
-        let uids = classes
-            .iter()
-            .flatten()
-            .filter_map(|k| Some((k.name.clone(), api.pods.get(k)?.pod.uid.clone())))
-            .collect();
-        PodClasses {
+        Symmetry {
+            free: false,
             classes: classes.into(),
-            uids: Arc::new(uids),
-            free: !config.operations.contains(&OpKind::Restart),
+            nodes: Arc::new([]),
+            uids,
         }
     }
 
+    /// The sets of pods that may be permuted among themselves.
     pub fn classes(&self) -> &[Vec<PodKey>] {
         &self.classes
     }
+
+    /// The nodes that may be permuted among themselves.
+    pub fn nodes(&self) -> &[NodeName] {
+        &self.nodes
+    }
 }
 
-impl PartialEq for PodClasses {
+impl PartialEq for Symmetry {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-impl Eq for PodClasses {}
+impl Eq for Symmetry {}
 
-impl Hash for PodClasses {
+impl Hash for Symmetry {
     fn hash<H: Hasher>(&self, _: &mut H) {}
 }
 
-impl fmt::Debug for PodClasses {
+impl fmt::Debug for Symmetry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<Vec<&str>> = self
             .classes
             .iter()
             .map(|c| c.iter().map(|k| &*k.name).collect())
             .collect();
-        write!(f, "{names:?}")
+        write!(f, "pods {names:?}, nodes {:?}", self.nodes)
     }
 }
 
-/// A permutation of pod names (one namespace) and of their pods' UIDs.
+/// A permutation of pods (keys, with their UIDs) and of nodes; what it leaves out is fixed.
 #[derive(Default)]
 struct Permutation {
-    names: BTreeMap<Name, Name>,
+    pods: BTreeMap<PodKey, PodKey>,
     uids: BTreeMap<Uid, Uid>,
+    nodes: BTreeMap<NodeName, NodeName>,
 }
 
 impl Permutation {
-    /// The renaming `from → to` for each pair, with each pod's UID following its name.
-    fn new(pairs: impl IntoIterator<Item = (Name, Name)>, classes: &PodClasses) -> Permutation {
-        let names: BTreeMap<Name, Name> = pairs.into_iter().filter(|(a, b)| a != b).collect();
-        let uids = names
+    /// The renaming `from → to` for each pair, with each pod's UID following it.
+    fn new(
+        pods: impl IntoIterator<Item = (PodKey, PodKey)>,
+        nodes: BTreeMap<NodeName, NodeName>,
+        symmetry: &Symmetry,
+    ) -> Permutation {
+        let pods: BTreeMap<PodKey, PodKey> = pods.into_iter().filter(|(a, b)| a != b).collect();
+        let uids = pods
             .iter()
-            .filter_map(|(a, b)| Some((classes.uids.get(a)?.clone(), classes.uids.get(b)?.clone())))
+            .filter_map(|(a, b)| {
+                Some((symmetry.uids.get(a)?.clone(), symmetry.uids.get(b)?.clone()))
+            })
             .collect();
-        Permutation { names, uids }
+        Permutation {
+            pods,
+            uids,
+            nodes: nodes.into_iter().filter(|(a, b)| a != b).collect(),
+        }
+    }
+
+    fn is_identity(&self) -> bool {
+        self.pods.is_empty() && self.nodes.is_empty()
     }
 }
 
-impl PodRenaming for Permutation {
+impl Renaming for Permutation {
     fn key(&self, key: &PodKey) -> PodKey {
-        PodKey {
-            namespace: key.namespace.clone(),
-            name: self.names.get(&key.name).unwrap_or(&key.name).clone(),
-        }
+        self.pods.get(key).unwrap_or(key).clone()
     }
 
     fn uid(&self, uid: &Uid) -> Uid {
         self.uids.get(uid).unwrap_or(uid).clone()
+    }
+
+    fn node(&self, node: &NodeName) -> NodeName {
+        self.nodes.get(node).unwrap_or(node).clone()
     }
 }
 
@@ -147,11 +189,20 @@ impl SysState {
         live
     }
 
-    /// This state with every pod renamed by `r`, in the API server, the pod informer, the
-    /// controller and the history.
-    fn renamed(&self, r: &impl PodRenaming) -> SysState {
+    /// This state renamed by `r` everywhere: the API server, both informers, the controller and
+    /// the history.
+    fn renamed(&self, r: &impl Renaming) -> SysState {
         let mut s = self.clone();
         let api = Arc::make_mut(&mut s.api);
+        if !api.nodes.is_empty() {
+            api.nodes = std::mem::take(&mut api.nodes)
+                .into_values()
+                .map(|mut n| {
+                    n.node.name = r.node(&n.node.name);
+                    (n.node.name.clone(), n)
+                })
+                .collect();
+        }
         api.pods = std::mem::take(&mut api.pods)
             .into_values()
             .map(|mut p| {
@@ -159,6 +210,23 @@ impl SysState {
                 (p.pod.key.clone(), p)
             })
             .collect();
+        s.nodes.cache = Arc::new(
+            s.nodes
+                .cache
+                .values()
+                .map(|n| {
+                    let mut n = n.clone();
+                    n.node.name = r.node(&n.node.name);
+                    (n.node.name.clone(), n)
+                })
+                .collect(),
+        );
+        for d in &mut s.nodes.pending {
+            match d {
+                Delta::Upsert(n) => n.node.name = r.node(&n.node.name),
+                Delta::Delete(name) => *name = r.node(name),
+            }
+        }
         s.pods.cache = Arc::new(
             s.pods
                 .cache
@@ -176,7 +244,7 @@ impl SysState {
                 Delta::Delete(k) => *k = r.key(k),
             }
         }
-        s.ctrl.rename_pods(r);
+        s.ctrl.rename(r);
         let h = &mut s.history;
         h.cancelled.iter_mut().for_each(|k| *k = r.key(k));
         h.cancelled.sort_unstable();
@@ -184,30 +252,66 @@ impl SysState {
         h.decided.sort_unstable();
         s
     }
-}
 
-impl SysState {
-    /// What the state says about pod `key`, without its name, UID or any work id: equal for
-    /// `p` in `s` and `σ(p)` in `σ(s)`, so sorting a class by it is the same for a whole orbit.
-    /// It need not tell pods apart; ties are resolved by trying every order of the tied pods.
-    fn signature(&self, key: &PodKey) -> u64 {
+    /// What the state says about node `name`, without any pod's or node's name: equal for `n`
+    /// in `s` and `σ(n)` in `σ(s)`. It need not tell nodes apart; ties are tried in every order.
+    fn node_signature(&self, name: &NodeName) -> u64 {
+        let mut h = Fx::default();
+        if let Some(n) = self.api.nodes.get(name) {
+            (1u8, &n.node.taints, &n.taint_since).hash(&mut h);
+        }
+        if let Some(n) = self.nodes.cache.get(name) {
+            (2u8, &n.node.taints, &n.taint_since).hash(&mut h);
+        }
+        for (i, d) in self.nodes.pending.iter().enumerate() {
+            match d {
+                Delta::Upsert(n) if n.node.name == *name => (3u8, i, &n.node.taints).hash(&mut h),
+                Delta::Delete(n) if n == name => (4u8, i).hash(&mut h),
+                _ => {}
+            }
+        }
+        if let Some(t) = self.ctrl.tainted_nodes().get(name) {
+            (5u8, t).hash(&mut h);
+        }
+        if let Some(i) = self.ctrl.node_queue().queued().position(|n| n == name) {
+            (6u8, i).hash(&mut h);
+        }
+        let mut bound: Vec<_> = self
+            .api
+            .pods
+            .values()
+            .filter(|p| p.pod.node_name.as_ref() == Some(name))
+            .map(|p| (&p.pod.tolerations, p.bound_since))
+            .collect();
+        bound.sort_unstable();
+        (7u8, bound).hash(&mut h);
+        h.finish()
+    }
+
+    /// What the state says about pod `key`, without its name, UID or any work id, its node's
+    /// name taken through `nodes`: equal for `p` in `s` and `σ(p)` in `σ(s)` once nodes are
+    /// renamed by `σ`. It need not tell pods apart; ties are tried in every order.
+    fn pod_signature(&self, key: &PodKey, nodes: &BTreeMap<NodeName, NodeName>) -> u64 {
+        let node = |n: &Option<NodeName>| n.as_ref().map(|n| nodes.get(n).unwrap_or(n).clone());
         let mut h = Fx::default();
         if let Some(p) = self.api.pods.get(key) {
             h.write_u8(1);
-            p.pod.node_name.hash(&mut h);
+            node(&p.pod.node_name).hash(&mut h);
             p.pod.tolerations.hash(&mut h);
             (p.bound_since, p.changed_at, p.exposed_in_api).hash(&mut h);
             (p.version, p.disruption_target).hash(&mut h);
         }
         if let Some(p) = self.pods.cache.get(key) {
             h.write_u8(2);
-            p.pod.node_name.hash(&mut h);
+            node(&p.pod.node_name).hash(&mut h);
             p.pod.tolerations.hash(&mut h);
             p.bound_since.hash(&mut h);
         }
         for (i, d) in self.pods.pending.iter().enumerate() {
             match d {
-                Delta::Upsert(p) if p.pod.key == *key => (3u8, i, &p.pod.tolerations).hash(&mut h),
+                Delta::Upsert(p) if p.pod.key == *key => {
+                    (3u8, i, node(&p.pod.node_name), &p.pod.tolerations).hash(&mut h);
+                }
                 Delta::Delete(k) if k == key => (4u8, i).hash(&mut h),
                 _ => {}
             }
@@ -240,36 +344,78 @@ impl SysState {
         h.finish()
     }
 
-    /// The renamings that give each class's pods its names in signature order, one per order
-    /// of the pods with equal signatures: all the group elements the representative may be.
-    fn sorted_candidates(&self) -> Vec<Permutation> {
-        let mut candidates: Vec<Vec<(Name, Name)>> = vec![Vec::new()];
-        for class in self.classes.classes() {
-            let mut members: Vec<(u64, &PodKey)> =
-                class.iter().map(|k| (self.signature(k), k)).collect();
-            members.sort_unstable();
-            let mut start = 0;
-            while start < members.len() {
-                let end = start
-                    + members[start..]
-                        .iter()
-                        .take_while(|(sig, _)| *sig == members[start].0)
-                        .count();
-                let tied: Vec<Name> = members[start..end]
+    /// The renamings that name each set's members in signature order, one per order of the
+    /// members with equal signatures.
+    fn by_signature<T: Clone + Ord>(set: &[T], signature: impl Fn(&T) -> u64) -> Vec<Vec<(T, T)>> {
+        let mut members: Vec<(u64, &T)> = set.iter().map(|x| (signature(x), x)).collect();
+        members.sort_unstable();
+        let mut out: Vec<Vec<(T, T)>> = vec![Vec::new()];
+        let mut start = 0;
+        while start < members.len() {
+            let end = start
+                + members[start..]
                     .iter()
-                    .map(|(_, k)| k.name.clone())
-                    .collect();
-                let names: Vec<Name> = class[start..end].iter().map(|k| k.name.clone()).collect();
-                candidates = candidates
-                    .iter()
-                    .flat_map(|base| assignments(base, &tied, &names))
-                    .collect();
-                start = end;
-            }
+                    .take_while(|(sig, _)| *sig == members[start].0)
+                    .count();
+            let tied: Vec<T> = members[start..end]
+                .iter()
+                .map(|(_, x)| (*x).clone())
+                .collect();
+            out = out
+                .iter()
+                .flat_map(|base| assignments(base, &tied, &set[start..end]))
+                .collect();
+            start = end;
+        }
+        out
+    }
+
+    /// The candidates when names fix no order: nodes in signature order, then pods in
+    /// signature order given those node names, every order of ties.
+    fn free_candidates(&self) -> Vec<Permutation> {
+        let nodes = Self::by_signature(self.symmetry.nodes(), |n| self.node_signature(n));
+        let mut out = Vec::new();
+        for nodes in nodes {
+            let nodes: BTreeMap<NodeName, NodeName> = nodes.into_iter().collect();
+            let pods = match self.symmetry.classes() {
+                [pods] => Self::by_signature(pods, |k| self.pod_signature(k, &nodes)),
+                _ => vec![Vec::new()],
+            };
+            out.extend(
+                pods.into_iter()
+                    .map(|pods| Permutation::new(pods, nodes.clone(), &self.symmetry)),
+            );
+        }
+        out
+    }
+
+    /// The candidates with `restart`: in each class, live pods keep their name order and take
+    /// the first names; gone ones take the rest in every order.
+    fn restart_candidates(&self) -> Vec<Permutation> {
+        let live = self.live_pods();
+        let mut candidates: Vec<Vec<(PodKey, PodKey)>> = vec![Vec::new()];
+        for class in self.symmetry.classes() {
+            let (alive, gone): (Vec<&PodKey>, Vec<&PodKey>) =
+                class.iter().partition(|k| live.contains(k));
+            let fixed: Vec<(PodKey, PodKey)> = alive
+                .iter()
+                .zip(class)
+                .map(|(k, n)| ((*k).clone(), n.clone()))
+                .collect();
+            let gone: Vec<PodKey> = gone.into_iter().cloned().collect();
+            let free = &class[alive.len()..];
+            candidates = candidates
+                .iter()
+                .flat_map(|c| {
+                    let mut base = c.clone();
+                    base.extend(fixed.iter().cloned());
+                    assignments(&base, &gone, free)
+                })
+                .collect();
         }
         candidates
             .into_iter()
-            .map(|pairs| Permutation::new(pairs, &self.classes))
+            .map(|pods| Permutation::new(pods, BTreeMap::new(), &self.symmetry))
             .collect()
     }
 
@@ -289,9 +435,9 @@ impl SysState {
     }
 }
 
-/// Every assignment of `gone` pods to the free names `to`, appended to `base`.
-fn assignments(base: &[(Name, Name)], gone: &[Name], to: &[Name]) -> Vec<Vec<(Name, Name)>> {
-    let Some((first, rest)) = gone.split_first() else {
+/// Every assignment of the `from` members to the free names `to`, appended to `base`.
+fn assignments<T: Clone>(base: &[(T, T)], from: &[T], to: &[T]) -> Vec<Vec<(T, T)>> {
+    let Some((first, rest)) = from.split_first() else {
         return vec![base.to_vec()];
     };
     let mut out = Vec::new();
@@ -312,12 +458,17 @@ fn state_hash(s: &SysState) -> u64 {
 }
 
 impl stateright::Representative for SysState {
-    /// Some `σ(self)` with σ permuting each class and keeping the name order of live pods, so
-    /// the result is always equivalent to `self` (sound); equivalent states get the same result
-    /// unless two candidates collide in the 64-bit hash (then only less reduction).
+    /// Some `σ(self)` for a symmetry σ, with ids canonicalised (sound); every state of an orbit
+    /// gets the same result unless two candidates collide in the 64-bit hash (then only less
+    /// reduction).
     fn representative(&self) -> Self {
+        let candidates = if self.symmetry.free {
+            self.free_candidates()
+        } else {
+            self.restart_candidates()
+        };
         let apply = |p: &Permutation| {
-            let mut s = if p.names.is_empty() {
+            let mut s = if p.is_identity() {
                 self.clone()
             } else {
                 self.renamed(p)
@@ -325,50 +476,15 @@ impl stateright::Representative for SysState {
             s.canonicalise_ids();
             s
         };
-        if self.classes.free {
-            let candidates = self.sorted_candidates();
-            if let [only] = &candidates[..] {
-                return apply(only);
-            }
-            return candidates
+        match &candidates[..] {
+            [] => apply(&Permutation::default()),
+            [only] => apply(only),
+            _ => candidates
                 .iter()
                 .map(apply)
                 .min_by_key(state_hash)
-                .expect("at least one candidate");
+                .expect("at least one candidate"),
         }
-        let live = self.live_pods();
-        let mut candidates: Vec<Vec<(Name, Name)>> = vec![Vec::new()];
-        for class in self.classes.classes() {
-            let names: Vec<Name> = class.iter().map(|k| k.name.clone()).collect();
-            let (alive, gone): (Vec<&PodKey>, Vec<&PodKey>) =
-                class.iter().partition(|k| live.contains(k));
-            let fixed = alive
-                .iter()
-                .zip(&names)
-                .map(|(k, n)| (k.name.clone(), n.clone()));
-            let gone: Vec<Name> = gone.iter().map(|k| k.name.clone()).collect();
-            let free = &names[alive.len()..];
-            candidates = candidates
-                .iter()
-                .flat_map(|c| {
-                    let mut base = c.clone();
-                    base.extend(fixed.clone());
-                    assignments(&base, &gone, free)
-                })
-                .collect();
-        }
-        let candidates: Vec<Permutation> = candidates
-            .into_iter()
-            .map(|pairs| Permutation::new(pairs, &self.classes))
-            .collect();
-        if let [only] = &candidates[..] {
-            return apply(only);
-        }
-        candidates
-            .iter()
-            .map(apply)
-            .min_by_key(state_hash)
-            .expect("at least one candidate")
     }
 }
 
@@ -380,10 +496,15 @@ mod tests {
     use stateright::{Model, Representative};
     use std::collections::{HashSet, VecDeque};
 
-    /// The first `limit` states of a breadth-first walk of `three-pods` (budget 1).
-    fn reachable(profile: Profile, limit: usize) -> (TaintSys, Vec<SysState>) {
-        let mut config = CheckConfig::builtin("three-pods").expect("built-in config");
-        config.budget = 1;
+    /// The first `limit` states of a breadth-first walk of built-in `config` with `budget`.
+    fn reachable(
+        profile: Profile,
+        config: &str,
+        budget: u8,
+        limit: usize,
+    ) -> (TaintSys, Vec<SysState>) {
+        let mut config = CheckConfig::builtin(config).expect("built-in config");
+        config.budget = budget;
         let model = TaintSys::new(profile, config);
         let mut seen = HashSet::new();
         let mut queue: VecDeque<SysState> = model.init_states().into();
@@ -403,11 +524,29 @@ mod tests {
         (model, out)
     }
 
-    fn swap(s: &SysState, a: &str, b: &str) -> SysState {
-        s.renamed(&Permutation::new(
-            [(a.into(), b.into()), (b.into(), a.into())],
-            &s.classes,
-        ))
+    /// Every transposition of two pods, and of two nodes, the configuration allows.
+    fn transpositions(s: &SysState) -> Vec<Permutation> {
+        let mut out = Vec::new();
+        for class in s.symmetry.classes() {
+            for (i, a) in class.iter().enumerate() {
+                for b in &class[i + 1..] {
+                    let pods = [(a.clone(), b.clone()), (b.clone(), a.clone())];
+                    out.push(Permutation::new(pods, BTreeMap::new(), &s.symmetry));
+                }
+            }
+        }
+        let nodes = s.symmetry.nodes();
+        for (i, a) in nodes.iter().enumerate() {
+            for b in &nodes[i + 1..] {
+                let swap = [(a.clone(), b.clone()), (b.clone(), a.clone())];
+                out.push(Permutation::new(
+                    [],
+                    swap.into_iter().collect(),
+                    &s.symmetry,
+                ));
+            }
+        }
+        out
     }
 
     fn successors(model: &TaintSys, s: &SysState) -> BTreeSet<u64> {
@@ -420,35 +559,66 @@ mod tests {
             .collect()
     }
 
-    /// MODEL-SYM: swapping two interchangeable pods is a symmetry of the transition relation
-    /// (the swapped state's successors are the swapped successors, up to representatives), and
-    /// the representative is the same for the whole orbit.
-    #[test]
-    fn swapping_pods_commutes_with_every_step() {
+    /// MODEL-SYM: swapping two pods, or two nodes, is a symmetry of the transition relation (the
+    /// swapped state's successors are the swapped successors, up to representatives), and the
+    /// representative is the same for the whole orbit.
+    fn transpositions_commute_with_every_step(config: &str, budget: u8, pods: usize, nodes: usize) {
         for profile in [Profile::v1_18(), Profile::latest(), Profile::fixed()] {
-            let (model, states) = reachable(profile, 600);
-            assert_eq!(model.initial_state().classes.classes().len(), 1);
-            for s in &states {
+            // 500 states spread over the first 20,000, so that works, timers and deletions
+            // are among them, not only the environment's first moves.
+            let (model, states) = reachable(profile, config, budget, 20_000);
+            let init = model.initial_state();
+            assert_eq!(
+                init.symmetry.classes().iter().map(Vec::len).sum::<usize>(),
+                pods
+            );
+            assert_eq!(init.symmetry.nodes().len(), nodes);
+            let mut busy = 0;
+            for s in states.iter().step_by(40) {
+                busy += usize::from(!s.ctrl.timed_queue().works().is_empty());
                 let rep = s.representative();
-                for (a, b) in [("p1", "p2"), ("p2", "p3"), ("p1", "p3")] {
-                    let t = swap(s, a, b);
+                for r in transpositions(s) {
+                    let t = s.renamed(&r);
                     assert_eq!(t.representative(), rep, "{}: orbit of {s:?}", profile.name);
                     assert_eq!(
                         successors(&model, &t),
                         successors(&model, s),
-                        "{}: successors of {s:?} swapped {a} {b}",
+                        "{}: successors of {s:?}",
                         profile.name
                     );
                 }
             }
+            assert!(busy > 50, "{}: only {busy} states with works", profile.name);
         }
+    }
+
+    #[test]
+    fn swapping_pods_commutes_with_every_step() {
+        transpositions_commute_with_every_step("three-pods", 1, 3, 0);
+    }
+
+    #[test]
+    fn swapping_pods_and_nodes_commutes_with_every_step() {
+        transpositions_commute_with_every_step("pods-and-nodes", 3, 3, 2);
+    }
+
+    /// With `restart` only identically configured pods move, and nodes never do.
+    #[test]
+    fn restart_keeps_nodes_and_live_pod_order() {
+        let mut config = CheckConfig::builtin("three-pods").expect("built-in config");
+        config.operations.insert(OpKind::Restart);
+        let s = TaintSys::new(Profile::latest(), config).initial_state();
+        assert!(!s.symmetry.free);
+        assert!(s.symmetry.nodes().is_empty());
+        assert_eq!(s.symmetry.classes().len(), 1);
+        assert_eq!(s.restart_candidates().len(), 1, "all three pods are live");
     }
 
     /// Renumbering works gives an equivalent state with the same ids in use, the same for
     /// states that differ only in which work got which id.
     #[test]
     fn canonical_ids_keep_the_ids_in_use() {
-        let (_, states) = reachable(Profile::latest(), 600);
+        let (_, states) = reachable(Profile::latest(), "three-pods", 1, 600);
         let mut renumbered = 0;
         for s in &states {
             let mut c = s.clone();

@@ -79,14 +79,19 @@ impl Arrivals {
         );
     }
 
-    /// Renames every recorded pod incarnation (see [`super::Controller::rename_pods`]).
-    pub(crate) fn rename_pods(&mut self, r: &impl super::PodRenaming) {
+    /// Renames every recorded pod incarnation and node (see [`super::Controller::rename`]).
+    pub(crate) fn rename(&mut self, r: &impl super::Renaming) {
+        self.taints = std::mem::take(&mut self.taints)
+            .into_iter()
+            .map(|(n, t)| (r.node(&n), t))
+            .collect();
         self.pods = std::mem::take(&mut self.pods)
             .into_iter()
             .map(|(key, a)| {
                 let uid = r.uid(&a.uid);
+                let node = r.node(&a.node);
                 let pod = r.key(&key.pod);
-                (WorkKey { pod, uid: None }, PodArrival { uid, ..a })
+                (WorkKey { pod, uid: None }, PodArrival { uid, node, ..a })
             })
             .collect();
     }

@@ -59,19 +59,27 @@ impl Config {
     }
 }
 
-/// A bijection on pods (their keys and the UIDs of their incarnations), applied to a state by
-/// [`Controller::rename_pods`]. Spec: MODEL-SYM.
-pub trait PodRenaming {
+/// A bijection on pods (their keys and the UIDs of their incarnations) and on nodes, applied to
+/// a state by [`Controller::rename`]. Spec: MODEL-SYM.
+pub trait Renaming {
     fn key(&self, key: &PodKey) -> PodKey;
     fn uid(&self, uid: &Uid) -> Uid;
+    fn node(&self, node: &NodeName) -> NodeName;
 
-    /// The pod object under the renaming (its node and tolerations are not pod identities).
+    /// The pod object under the renaming (its tolerations are not identities).
     fn pod(&self, pod: &Pod) -> Pod {
         Pod {
             key: self.key(&pod.key),
             uid: self.uid(&pod.uid),
-            node_name: pod.node_name.clone(),
+            node_name: pod.node_name.as_ref().map(|n| self.node(n)),
             tolerations: pod.tolerations.clone(),
+        }
+    }
+
+    fn item(&self, item: &PodItem) -> PodItem {
+        PodItem {
+            key: self.key(&item.key),
+            node_name: item.node_name.as_ref().map(|n| self.node(n)),
         }
     }
 }
@@ -683,25 +691,31 @@ impl Controller {
                 .all(|w| w.phase == WorkPhase::Armed)
     }
 
-    /// Renames every pod the controller remembers (keys, UIDs, listed pods, queue items, works,
-    /// requests) by `r`, keeping each queue's order and re-sorting its sets: the one place that
-    /// knows where pods live in the core, for the model's symmetry reduction (spec MODEL-SYM).
-    pub fn rename_pods(&mut self, r: &impl PodRenaming) {
-        let item = |i: &PodItem| PodItem {
-            key: r.key(&i.key),
-            node_name: i.node_name.clone(),
-        };
-        self.timed.rename_pods(r);
-        self.arrivals.rename_pods(r);
-        self.pod_queue = self.pod_queue.map(item);
-        self.pod_held = self.pod_held.as_ref().map(item);
+    /// Renames every pod and node the controller remembers (keys, UIDs, node names, listed
+    /// pods, queue and channel items, works, requests, the arrival record) by `r`, keeping each
+    /// queue's order and re-sorting its sets: the one place that knows where pods and nodes live
+    /// in the core, for the model's symmetry reduction (spec MODEL-SYM). Node renamings keep
+    /// items in their channels, so they are only sound where every node has the same shard.
+    pub fn rename(&mut self, r: &impl Renaming) {
+        self.timed.rename(r);
+        self.arrivals.rename(r);
+        self.tainted_nodes = std::mem::take(&mut self.tainted_nodes)
+            .into_iter()
+            .map(|(n, t)| (r.node(&n), t))
+            .collect();
+        self.node_queue = self.node_queue.map(|n| r.node(n));
+        self.node_held = self.node_held.as_ref().map(|n| r.node(n));
+        self.pod_queue = self.pod_queue.map(|i| r.item(i));
+        self.pod_held = self.pod_held.as_ref().map(|i| r.item(i));
         for shard in &mut self.shards {
-            shard.pods.iter_mut().for_each(|i| *i = item(i));
+            shard.nodes.iter_mut().for_each(|n| *n = r.node(n));
+            shard.pods.iter_mut().for_each(|i| *i = r.item(i));
             match &mut shard.worker {
                 Worker::Idle => {}
-                Worker::Draining { pod } => *pod = item(pod),
-                Worker::Node { phase, then, .. } => {
-                    *then = then.as_ref().map(item);
+                Worker::Draining { pod } => *pod = r.item(pod),
+                Worker::Node { node, phase, then } => {
+                    *node = r.node(node);
+                    *then = then.as_ref().map(|i| r.item(i));
                     if let NodePhase::Pods { pods, .. } = phase {
                         let mut renamed: Vec<Pod> = pods.iter().map(|p| r.pod(p)).collect();
                         // Under `Any` the list is the set still to do, kept in name order.

@@ -49,7 +49,7 @@ mod work_ids;
 pub mod workqueue;
 
 pub use arrivals::Arrivals;
-pub use controller::{Config, Controller, Listing, NodePhase, PodRenaming, Shard, Step, Worker};
+pub use controller::{Config, Controller, Listing, NodePhase, Renaming, Shard, Step, Worker};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
     TimerId, Verb, WorkId, EVENT_REASON,

@@ -500,8 +500,8 @@ impl TimedQueue {
     }
 
     /// Renames the pods of every entry, work and outstanding request (see
-    /// [`super::Controller::rename_pods`]); ids stay.
-    pub(crate) fn rename_pods(&mut self, r: &impl super::controller::PodRenaming) {
+    /// [`super::Controller::rename`]); ids stay.
+    pub(crate) fn rename(&mut self, r: &impl super::controller::Renaming) {
         let key = |k: &WorkKey| WorkKey {
             pod: r.key(&k.pod),
             uid: k.uid.as_ref().map(|u| r.uid(u)),
@@ -519,6 +519,9 @@ impl TimedQueue {
             {
                 request.pod = r.key(&request.pod);
                 request.uid = request.uid.as_ref().map(|u| r.uid(u));
+                if let super::effect::Verb::GetNode(node) = &mut request.verb {
+                    *node = r.node(node);
+                }
                 if let Some(f) = fetched {
                     Arc::make_mut(f).pod = r.pod(&f.pod);
                 }
