@@ -165,7 +165,7 @@ impl fmt::Display for TaintEffect {
 }
 
 /// A node taint. Identity (`MatchTaint`) is key + effect; value and `time_added` are payload.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Taint {
     pub key: Name,
     pub value: Name,
@@ -173,6 +173,20 @@ pub struct Taint {
     /// `timeAdded`; upstream's eviction controller ignores it (semantics §2.3 compares it only to
     /// detect changes).
     pub time_added: Option<Time>,
+}
+
+/// Field by field, as derived, but a name shared with the other taint (a clone of the same
+/// object: the arrival record, `taintedNodes` and the cache all hold clones) is equal without
+/// reading it: `Arc<str>`'s own `==` has no pointer shortcut (std's is for sized types only),
+/// and the fixed design compares each pod's taints with the recorded ones.
+impl PartialEq for Taint {
+    fn eq(&self, other: &Taint) -> bool {
+        let same = |a: &Name, b: &Name| Arc::ptr_eq(a, b) || a == b;
+        self.effect == other.effect
+            && self.time_added == other.time_added
+            && same(&self.key, &other.key)
+            && same(&self.value, &other.value)
+    }
 }
 
 impl Taint {
