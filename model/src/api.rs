@@ -10,6 +10,7 @@ use crate::time::Time;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// An immutable, cheaply cloned string (object names, keys, values).
@@ -165,7 +166,7 @@ impl fmt::Display for TaintEffect {
 }
 
 /// A node taint. Identity (`MatchTaint`) is key + effect; value and `time_added` are payload.
-#[derive(Clone, Debug, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Taint {
     pub key: Name,
     pub value: Name,
@@ -186,6 +187,22 @@ impl PartialEq for Taint {
             && self.time_added == other.time_added
             && same(&self.key, &other.key)
             && same(&self.value, &other.value)
+    }
+}
+
+/// The fields `==` compares, each as derived would hash it.
+impl Hash for Taint {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        let Taint {
+            key,
+            value,
+            effect,
+            time_added,
+        } = self;
+        key.hash(h);
+        value.hash(h);
+        effect.hash(h);
+        time_added.hash(h);
     }
 }
 
