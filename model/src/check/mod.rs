@@ -25,7 +25,7 @@ use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion};
 use crate::api_server::{self, StoredPod, Write};
 use crate::core::{
     ApiRequest, ApiResult, ClusterView, Config as CoreConfig, Controller, Effect, EventKind,
-    Listing, Note, Step, Verb, WorkPhase, Worker,
+    Listing, Note, Step, Verb, WorkPhase,
 };
 use crate::profile::Profile;
 use crate::time::Time;
@@ -726,10 +726,7 @@ fn waits_only_for_timers(ctrl: &Controller) -> bool {
         && ctrl.pod_queue().is_idle()
         && held_node.is_none()
         && held_pod.is_none()
-        && ctrl
-            .shards()
-            .iter()
-            .all(|s| s.nodes.is_empty() && s.pods.is_empty() && s.worker == Worker::Idle)
+        && ctrl.shards().all_idle()
         && ctrl
             .timed_queue()
             .works()

@@ -201,7 +201,7 @@ fn queue_exclusive(s: &SysState) -> bool {
     let (held_node, held_pod) = ctrl.held();
     nodes.extend(held_node.map(|n| &**n));
     pods.extend(held_pod);
-    for (i, shard) in ctrl.shards().iter().enumerate() {
+    for (i, shard) in ctrl.shards().busy() {
         let mut here_nodes: Vec<&str> = shard.nodes.iter().map(|n| &**n).collect();
         let mut here_pods: Vec<&crate::core::PodItem> = shard.pods.iter().collect();
         match &shard.worker {

@@ -5,7 +5,7 @@ use super::arrivals::Arrivals;
 use super::effect::{ApiRequest, ApiResult, Effect, RequestId, TimerId, WorkId};
 use super::handlers::{self, NodeTaints, TaintedNodes};
 use super::intake::{self, PodItem};
-use super::shards::{self, Pick};
+use super::shards::{self, Pick, Shard, Shards};
 use super::timed_queue::{Immediate, TimedQueue, WorkPhase};
 use super::work;
 use super::workqueue::WorkQueue;
@@ -14,7 +14,7 @@ use crate::api::{Node, NodeName, Pod, PodKey, Taint, Uid};
 use crate::matching::{verdict, Verdict};
 use crate::profile::{ImmediatePath, Profile};
 use crate::time::Time;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -152,14 +152,6 @@ pub enum Worker {
     },
 }
 
-/// One shard: its two bounded channels and its worker. Spec: CORE-S5, CORE-S6.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Shard {
-    pub nodes: VecDeque<NodeName>,
-    pub pods: VecDeque<PodItem>,
-    pub worker: Worker,
-}
-
 /// The whole controller. Spec: CORE-S1..CORE-S8.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Controller {
@@ -175,7 +167,7 @@ pub struct Controller {
     node_held: Option<NodeName>,
     pod_held: Option<PodItem>,
     /// CORE-S5, CORE-S6.
-    shards: Vec<Shard>,
+    shards: Shards,
     /// CORE-S8: how often `processPodOnNode` was reached with zero taints (CORE-PRE; stays 0).
     zero_taint_calls: u32,
     /// CORE-S9: the arrival record, kept only where the profile reads it
@@ -223,7 +215,7 @@ impl Controller {
             pod_queue: WorkQueue::new(),
             node_held: None,
             pod_held: None,
-            shards: vec![Shard::default(); config.workers.max(1)],
+            shards: Shards::new(config.workers),
             zero_taint_calls: 0,
             arrivals: Arrivals::default(),
         }
@@ -253,7 +245,7 @@ impl Controller {
         &self.pod_queue
     }
 
-    pub fn shards(&self) -> &[Shard] {
+    pub fn shards(&self) -> &Shards {
         &self.shards
     }
 
@@ -313,7 +305,7 @@ impl Controller {
         if self.dispatch_enabled(pod_node, self.pod_queue.len(), false) {
             out.push(Step::DispatchPod);
         }
-        for (worker, shard) in self.shards.iter().enumerate() {
+        for (worker, shard) in self.shards.busy() {
             match &shard.worker {
                 Worker::Idle => {
                     for pick in
@@ -370,7 +362,9 @@ impl Controller {
     }
 
     fn channel_has_room(&self, shard: usize, node: bool) -> bool {
-        let s = &self.shards[shard];
+        let Some(s) = self.shards.get(shard) else {
+            return false;
+        };
         if node {
             s.nodes.len() < self.config.node_channel_capacity
         } else {
@@ -424,20 +418,30 @@ impl Controller {
     /// Run `step` at `now` against the caches `view`. A step that is not enabled does nothing.
     pub fn step(&mut self, step: Step, view: &impl ClusterView, now: Time, out: &mut Vec<Effect>) {
         let profile = self.config.profile;
+        let idle = |s: &Shard, ready: fn(&Shard) -> bool| s.worker == Worker::Idle && ready(s);
         match step {
             Step::DispatchNode => self.dispatch_node(),
             Step::DispatchPod => self.dispatch_pod(),
             Step::WorkerTakeNode(w) => {
-                if w < self.shards.len() && self.shards[w].worker == Worker::Idle {
-                    if let Some(node) = self.shards[w].nodes.pop_front() {
+                if self
+                    .shards
+                    .get(w)
+                    .is_some_and(|s| idle(s, |s| !s.nodes.is_empty()))
+                {
+                    if let Some(node) = self.shards.get_mut(w).nodes.pop_front() {
                         self.begin_node(w, node, None, view);
                     }
                 }
             }
             Step::WorkerTakePod(w) => {
-                if w < self.shards.len() && self.shards[w].worker == Worker::Idle {
-                    if let Some(pod) = self.shards[w].pods.pop_front() {
-                        self.shards[w].worker = Worker::Draining { pod };
+                if self
+                    .shards
+                    .get(w)
+                    .is_some_and(|s| idle(s, |s| !s.pods.is_empty()))
+                {
+                    let shard = self.shards.get_mut(w);
+                    if let Some(pod) = shard.pods.pop_front() {
+                        shard.worker = Worker::Draining { pod };
                     }
                 }
             }
@@ -446,7 +450,11 @@ impl Controller {
                 immediate,
                 pick,
             } => {
-                if worker < self.shards.len() && pick < self.picks(&self.shards[worker].worker) {
+                if self
+                    .shards
+                    .get(worker)
+                    .is_some_and(|s| pick < self.picks(&s.worker))
+                {
                     self.continue_worker(worker, immediate, usize::from(pick), view, now, out);
                 }
             }
@@ -476,6 +484,7 @@ impl Controller {
                 self.timed.complete(id, &profile);
             }
         }
+        self.shards.prune();
     }
 
     fn dispatch_node(&mut self) {
@@ -488,7 +497,7 @@ impl Controller {
         };
         let shard = self.shard_of(&item);
         if self.channel_has_room(shard, true) {
-            self.shards[shard].nodes.push_back(item);
+            self.shards.get_mut(shard).nodes.push_back(item);
         } else {
             self.node_held = Some(item);
         }
@@ -504,7 +513,7 @@ impl Controller {
         };
         let shard = self.shard_of(item.node_str());
         if self.channel_has_room(shard, false) {
-            self.shards[shard].pods.push_back(item);
+            self.shards.get_mut(shard).pods.push_back(item);
         } else {
             self.pod_held = Some(item);
         }
@@ -521,10 +530,10 @@ impl Controller {
         match handlers::update_tainted_nodes(&mut self.tainted_nodes, &node, view) {
             NodeTaints::Gone => {
                 self.node_queue.done(&node);
-                self.shards[w].worker = after(then);
+                self.shards.get_mut(w).worker = after(then);
             }
             NodeTaints::Taints(taints) => {
-                self.shards[w].worker = Worker::Node {
+                self.shards.get_mut(w).worker = Worker::Node {
                     node,
                     phase: NodePhase::Updated { taints },
                     then,
@@ -543,9 +552,9 @@ impl Controller {
         out: &mut Vec<Effect>,
     ) {
         let profile = self.config.profile;
-        match std::mem::take(&mut self.shards[w].worker) {
+        match std::mem::take(&mut self.shards.get_mut(w).worker) {
             Worker::Idle => {}
-            Worker::Draining { pod } => match self.shards[w].nodes.pop_front() {
+            Worker::Draining { pod } => match self.shards.get_mut(w).nodes.pop_front() {
                 Some(node) => self.begin_node(w, node, Some(pod), view),
                 None => {
                     let decided = handlers::handle_pod_update(
@@ -568,9 +577,9 @@ impl Controller {
                     let pods: Listed = view.pods_on_node(&node).into_iter().cloned().collect();
                     if pods.is_empty() {
                         self.node_queue.done(&node);
-                        self.shards[w].worker = after(then);
+                        self.shards.get_mut(w).worker = after(then);
                     } else {
-                        self.shards[w].worker = Worker::Node {
+                        self.shards.get_mut(w).worker = Worker::Node {
                             node,
                             phase: NodePhase::Pods {
                                 taints,
@@ -612,7 +621,7 @@ impl Controller {
                         ),
                     };
                     if next < pods.len() {
-                        self.shards[w].worker = Worker::Node {
+                        self.shards.get_mut(w).worker = Worker::Node {
                             node,
                             phase: NodePhase::Pods {
                                 taints,
@@ -624,7 +633,7 @@ impl Controller {
                         };
                     } else {
                         self.node_queue.done(&node);
-                        self.shards[w].worker = after(then);
+                        self.shards.get_mut(w).worker = after(then);
                     }
                 }
             },
@@ -680,10 +689,7 @@ impl Controller {
             && self.pod_queue.is_idle()
             && self.node_held.is_none()
             && self.pod_held.is_none()
-            && self
-                .shards
-                .iter()
-                .all(|s| s.nodes.is_empty() && s.pods.is_empty() && s.worker == Worker::Idle)
+            && self.shards.all_idle()
             && self
                 .timed
                 .works()
@@ -707,7 +713,7 @@ impl Controller {
         self.node_held = self.node_held.as_ref().map(|n| r.node(n));
         self.pod_queue = self.pod_queue.map(|i| r.item(i));
         self.pod_held = self.pod_held.as_ref().map(|i| r.item(i));
-        for shard in &mut self.shards {
+        for shard in self.shards.busy_mut() {
             shard.nodes.iter_mut().for_each(|n| *n = r.node(n));
             shard.pods.iter_mut().for_each(|i| *i = r.item(i));
             match &mut shard.worker {
@@ -829,12 +835,19 @@ mod tests {
             !steps(&c, Time(0)).contains(&Step::DispatchPod),
             "head-of-line blocked"
         );
-        assert_eq!(c.shards()[shards::shard_of("node3", 8)].pods.len(), 0);
+        assert_eq!(
+            c.shards()
+                .get(shards::shard_of("node3", 8))
+                .unwrap()
+                .pods
+                .len(),
+            0
+        );
         c.step(Step::WorkerTakePod(4), &view, Time(0), &mut out);
         assert!(steps(&c, Time(0)).contains(&Step::DispatchPod));
         c.step(Step::DispatchPod, &view, Time(0), &mut out);
         assert_eq!(c.held().1, None);
-        assert_eq!(c.shards()[4].pods.len(), 1);
+        assert_eq!(c.shards().get(4).unwrap().pods.len(), 1);
     }
 
     /// CORE-A4: a worker holding a pod item first handles the node items buffered on its shard.
@@ -858,14 +871,14 @@ mod tests {
             "node item handled first"
         );
         assert!(matches!(
-            c.shards()[4].worker,
+            c.shards().get(4).unwrap().worker,
             Worker::Node { then: Some(_), .. }
         ));
         // list, then the pod from the node update, then the held pod item.
         for _ in 0..3 {
             c.step(cont(4), &view, Time(0), &mut out);
         }
-        assert_eq!(c.shards()[4].worker, Worker::Idle);
+        assert_eq!(c.shards().get(4).unwrap().worker, Worker::Idle);
         assert_eq!(notes(&out), [Note::EvictNow, Note::EvictNow]);
         assert!(c.node_queue().is_idle() && c.pod_queue().is_idle());
     }
@@ -887,7 +900,7 @@ mod tests {
         c.step(Step::WorkerTakeNode(4), &view, Time(1), &mut out);
         assert!(c.tainted_nodes().contains_key("node1"));
         assert!(matches!(
-            c.shards()[4].worker,
+            c.shards().get(4).unwrap().worker,
             Worker::Node {
                 phase: NodePhase::Updated { .. },
                 ..
@@ -988,7 +1001,7 @@ mod tests {
                 .keys()
                 .map(|k| &*k.pod.name)
                 .collect();
-            let left = |c: &Controller| match &c.shards()[4].worker {
+            let left = |c: &Controller| match &c.shards().get(4).unwrap().worker {
                 Worker::Node {
                     phase: NodePhase::Pods { pods, next, .. },
                     ..
@@ -1250,7 +1263,8 @@ mod tests {
         fn check(c: &Controller) -> Result<(), TestCaseError> {
             prop_assert!(!c.precondition_violated(), "CORE-PRE violated");
             let n = c.shards().len();
-            for (k, shard) in c.shards().iter().enumerate() {
+            for (k, shard) in c.shards().busy() {
+                prop_assert!(!shard.is_idle(), "idle shard {} stored", k);
                 for node in &shard.nodes {
                     prop_assert_eq!(shards::shard_of(node, n), k);
                 }

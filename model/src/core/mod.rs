@@ -49,13 +49,13 @@ mod work_ids;
 pub mod workqueue;
 
 pub use arrivals::Arrivals;
-pub use controller::{Config, Controller, Listing, NodePhase, Renaming, Shard, Step, Worker};
+pub use controller::{Config, Controller, Listing, NodePhase, Renaming, Step, Worker};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
     TimerId, Verb, WorkId, EVENT_REASON,
 };
 pub use intake::{node_updated, pod_updated, PodItem};
-pub use shards::{fnv1a32, shard_of};
+pub use shards::{fnv1a32, shard_of, Shard, Shards};
 pub use timed_queue::{Entry, Immediate, Outcome, TimedQueue, Work, WorkKey, WorkPhase};
 pub use workqueue::WorkQueue;
 

@@ -1,5 +1,11 @@
 //! Sharding of node and pod items onto workers (semantics §3): FNV-1a 32-bit of the node name
 //! modulo the worker count, so a node and the pods bound to it meet on one worker. Spec: CORE-A3.
+//! The shards themselves (channels and workers, CORE-S5, CORE-S6) live in [`Shards`].
+
+use super::controller::Worker;
+use super::intake::PodItem;
+use crate::api::NodeName;
+use std::collections::VecDeque;
 
 /// FNV-1a, 32 bit (offset basis `0x811c9dc5`, prime `16777619`), over the UTF-8 bytes.
 pub fn fnv1a32(bytes: &[u8]) -> u32 {
@@ -39,6 +45,106 @@ pub fn drain_first(node_channel_len: usize) -> Pick {
     }
 }
 
+/// One shard: its two bounded channels and its worker. Spec: CORE-S5, CORE-S6.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Shard {
+    pub nodes: VecDeque<NodeName>,
+    pub pods: VecDeque<PodItem>,
+    pub worker: Worker,
+}
+
+impl Shard {
+    /// Nothing buffered and the worker idle: the shard every worker starts as.
+    pub fn is_idle(&self) -> bool {
+        self.nodes.is_empty() && self.pods.is_empty() && self.worker == Worker::Idle
+    }
+}
+
+/// An idle shard, for the workers [`Shards`] does not store.
+static IDLE: Shard = Shard {
+    nodes: VecDeque::new(),
+    pods: VecDeque::new(),
+    worker: Worker::Idle,
+};
+
+/// Every worker's shard, storing only the busy ones (in worker order): an oracle component or a
+/// model state clones, hashes and scans the one or two shards its pods' nodes map to, not all
+/// eight. Equal controllers store equal lists because every mutation ends with [`Shards::prune`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Shards {
+    count: usize,
+    busy: Vec<(usize, Shard)>,
+}
+
+impl Shards {
+    /// `count` idle shards (at least one).
+    pub fn new(count: usize) -> Shards {
+        Shards {
+            count: count.max(1),
+            busy: Vec::new(),
+        }
+    }
+
+    /// The number of workers.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Never true: there is at least one worker.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Worker `w`'s shard, idle if not stored; `None` past the last worker.
+    pub fn get(&self, w: usize) -> Option<&Shard> {
+        if w >= self.count {
+            return None;
+        }
+        Some(match self.position(w) {
+            Ok(i) => &self.busy[i].1,
+            Err(_) => &IDLE,
+        })
+    }
+
+    /// Every shard that is not idle, with its worker index, in worker order.
+    pub fn busy(&self) -> impl Iterator<Item = (usize, &Shard)> {
+        self.busy.iter().map(|(w, s)| (*w, s))
+    }
+
+    /// Whether every shard is idle.
+    pub fn all_idle(&self) -> bool {
+        self.busy.is_empty()
+    }
+
+    /// Worker `w`'s shard for a change (`w` must be a worker); the caller calls
+    /// [`Shards::prune`] once done.
+    pub(crate) fn get_mut(&mut self, w: usize) -> &mut Shard {
+        debug_assert!(w < self.count);
+        let i = match self.position(w) {
+            Ok(i) => i,
+            Err(i) => {
+                self.busy.insert(i, (w, Shard::default()));
+                i
+            }
+        };
+        &mut self.busy[i].1
+    }
+
+    /// The stored shards for a change that keeps them where they are.
+    pub(crate) fn busy_mut(&mut self) -> impl Iterator<Item = &mut Shard> {
+        self.busy.iter_mut().map(|(_, s)| s)
+    }
+
+    /// Forgets the shards that became idle.
+    pub(crate) fn prune(&mut self) {
+        self.busy.retain(|(_, s)| !s.is_idle());
+    }
+
+    fn position(&self, w: usize) -> Result<usize, usize> {
+        self.busy.binary_search_by_key(&w, |(i, _)| *i)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +168,35 @@ mod tests {
         assert_eq!(worker_choices(false, false).count(), 0);
         assert_eq!(drain_first(3), Pick::Node);
         assert_eq!(drain_first(0), Pick::Pod);
+    }
+
+    #[test]
+    fn only_busy_shards_are_stored() {
+        let mut shards = Shards::new(8);
+        assert_eq!(shards.len(), 8);
+        assert!(shards.get(8).is_none());
+        assert_eq!(shards.get(5), Some(&IDLE));
+        shards.get_mut(5).nodes.push_back("n".into());
+        shards.get_mut(2).worker = Worker::Draining {
+            pod: PodItem {
+                key: crate::api::PodKey::new("default", "p"),
+                node_name: Some("n".into()),
+            },
+        };
+        shards.get_mut(7);
+        shards.prune();
+        assert_eq!(shards.busy().map(|(w, _)| w).collect::<Vec<_>>(), [2, 5]);
+        assert_eq!(shards.get(5).map(|s| s.nodes.len()), Some(1));
+        shards.get_mut(5).nodes.clear();
+        shards.prune();
+        assert_eq!(shards.busy().count(), 1);
+        // Equal contents compare and hash equal whatever the history.
+        let mut other = Shards::new(8);
+        other.get_mut(2).worker = shards.get(2).unwrap().worker.clone();
+        assert_eq!(other, shards);
+        shards.get_mut(2).worker = Worker::Idle;
+        shards.prune();
+        assert!(shards.all_idle());
+        assert_eq!(shards, Shards::new(8));
     }
 }

@@ -15,7 +15,7 @@ use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::api_server::{self, StoredPod, Write};
 use crate::core::{
     ApiRequest, ApiResult, ClusterView, Config, Controller, Effect, EventRecord, RequestId, Step,
-    Verb, WorkPhase, Worker,
+    Verb, WorkPhase,
 };
 use crate::fx::Fx;
 use crate::time::{Duration, Time};
@@ -217,9 +217,7 @@ impl State {
         c.node_queue().is_idle()
             && c.pod_queue().is_idle()
             && c.held() == (None, None)
-            && c.shards()
-                .iter()
-                .all(|s| s.nodes.is_empty() && s.pods.is_empty() && s.worker == Worker::Idle)
+            && c.shards().all_idle()
             && c.timed_queue()
                 .works()
                 .values()
