@@ -7,8 +7,9 @@
 use crate::api::{ApiServer, Watch};
 use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
 use crate::timers::TimerService;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_model::fx::FxBuild;
 use taintcheck_model::scenario::ObjectKind;
 use taintcheck_model::time::{Duration, Time};
 
@@ -16,7 +17,8 @@ use taintcheck_model::time::{Duration, Time};
 #[derive(Clone, Debug, Default)]
 pub struct Cache {
     nodes: BTreeMap<NodeName, Node>,
-    pods: BTreeMap<PodKey, Pod>,
+    /// Hashed (see the API server's store); `pods()` and relists sort.
+    pods: HashMap<PodKey, Pod, FxBuild>,
     by_node: BTreeMap<NodeName, BTreeSet<PodKey>>,
 }
 
@@ -35,8 +37,10 @@ impl Cache {
     }
 
     /// Every cached pod, by key.
-    pub fn pods(&self) -> impl Iterator<Item = &Pod> {
-        self.pods.values()
+    pub fn pods(&self) -> Vec<&Pod> {
+        let mut list: Vec<&Pod> = self.pods.values().collect();
+        list.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+        list
     }
 
     /// The `spec.nodeName` index, in key order (deterministic, unlike client-go's).
@@ -243,7 +247,12 @@ impl Informers {
                     .into_iter()
                     .map(|p| (p.key.clone(), p))
                     .collect();
-                diff(&cache.pods, &fresh)
+                let cached: BTreeMap<PodKey, Pod> = cache
+                    .pods()
+                    .into_iter()
+                    .map(|p| (p.key.clone(), p.clone()))
+                    .collect();
+                diff(&cached, &fresh)
                     .into_iter()
                     .map(Delivery::Pod)
                     .collect()

@@ -140,7 +140,11 @@ pub fn misread(mutation: Mutation, cache: &Cache) -> Option<Cluster> {
     let m = mutation.filter(|m| m.misreads())?;
     Some(Cluster {
         nodes: cache.nodes().map(|n| (n.name.clone(), m.node(n))).collect(),
-        pods: cache.pods().map(|p| (p.key.clone(), m.pod(p))).collect(),
+        pods: cache
+            .pods()
+            .into_iter()
+            .map(|p| (p.key.clone(), m.pod(p)))
+            .collect(),
     })
 }
 

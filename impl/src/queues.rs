@@ -4,7 +4,7 @@
 //! Every item they hold is counted in the timer service's activity (RT-TIMER-2), so a virtual
 //! clock never jumps while an item is on its way. Spec: RT-CTL-1, RT-CTL-2.
 
-use crate::sync::{lock, wait, Condvar, Mutex};
+use crate::sync::{lock, wait, Condvar, Mutex, MutexGuard};
 use crate::timers::TimerService;
 use std::collections::VecDeque;
 use taintcheck_model::api::NodeName;
@@ -17,6 +17,10 @@ struct QueueState<T: Ord + Clone> {
     /// Deterministic runs hand out one key at a time: the next only after `done` (RT-CTL-5).
     one_at_a_time: bool,
     handed_out: bool,
+    /// Threads blocked in `get`: a notification with nobody waiting is still a futex system
+    /// call, one per item in the storm. Notifications are sent after unlocking, so that the
+    /// woken thread does not block again on the lock its waker still holds.
+    waiting: usize,
 }
 
 /// client-go's queue with its blocking `Get`: the core's [`WorkQueue`] behind a mutex.
@@ -35,6 +39,7 @@ impl<T: Ord + Clone> BlockingQueue<T> {
                 shutdown: false,
                 one_at_a_time,
                 handed_out: false,
+                waiting: 0,
             }),
             nonempty: Condvar::new(),
             activity,
@@ -54,7 +59,8 @@ impl<T: Ord + Clone> BlockingQueue<T> {
         }
         let queued = s.queue.len() - before;
         self.activity.enter(queued);
-        if queued > 0 {
+        if queued > 0 && s.waiting > 0 {
+            drop(s);
             self.nonempty.notify_all();
         }
     }
@@ -72,7 +78,9 @@ impl<T: Ord + Clone> BlockingQueue<T> {
                     return Some(item);
                 }
             }
+            s.waiting += 1;
             s = wait(&self.nonempty, s);
+            s.waiting -= 1;
         }
     }
 
@@ -86,7 +94,8 @@ impl<T: Ord + Clone> BlockingQueue<T> {
         self.activity.enter(queued);
         // A waiting `Get` can only proceed if a key was queued again or (one at a time) the
         // hand-out slot is free; other wake-ups are wasted context switches.
-        if queued > 0 || s.one_at_a_time {
+        if (queued > 0 || s.one_at_a_time) && s.waiting > 0 {
+            drop(s);
             self.nonempty.notify_all();
         }
     }
@@ -115,6 +124,26 @@ struct ShardState {
     nodes: VecDeque<NodeName>,
     pods: VecDeque<PodItem>,
     closed: bool,
+    /// The worker is blocked in `receive`; dispatchers blocked on a full channel. Only they
+    /// are notified (see `QueueState::waiting`).
+    worker_waiting: bool,
+    senders_waiting: usize,
+}
+
+impl ShardState {
+    /// Blocks a dispatcher on `space` until the channel `full` reports room or the shard closes.
+    fn wait_for_space<'a>(
+        mut s: MutexGuard<'a, ShardState>,
+        space: &Condvar,
+        full: impl Fn(&ShardState) -> bool,
+    ) -> MutexGuard<'a, ShardState> {
+        while !s.closed && full(&s) {
+            s.senders_waiting += 1;
+            s = wait(space, s);
+            s.senders_waiting -= 1;
+        }
+        s
+    }
 }
 
 /// One worker's two bounded channels (upstream `nodeUpdateChannels[i]`, capacity 10, and
@@ -136,6 +165,8 @@ impl Shard {
                 nodes: VecDeque::new(),
                 pods: VecDeque::new(),
                 closed: false,
+                worker_waiting: false,
+                senders_waiting: 0,
             }),
             node_capacity: node_capacity.max(1),
             pod_capacity: pod_capacity.max(1),
@@ -146,29 +177,33 @@ impl Shard {
 
     /// The node dispatcher's blocking send; false if the shard closed first.
     pub fn send_node(&self, name: NodeName) -> bool {
-        let mut s = lock(&self.state);
-        while !s.closed && s.nodes.len() >= self.node_capacity {
-            s = wait(&self.space, s);
-        }
+        let s = lock(&self.state);
+        let mut s =
+            ShardState::wait_for_space(s, &self.space, |s| s.nodes.len() >= self.node_capacity);
         if s.closed {
             return false;
         }
         s.nodes.push_back(name);
-        self.ready.notify_all();
+        if s.worker_waiting {
+            drop(s);
+            self.ready.notify_all();
+        }
         true
     }
 
     /// The pod dispatcher's blocking send; false if the shard closed first.
     pub fn send_pod(&self, item: PodItem) -> bool {
-        let mut s = lock(&self.state);
-        while !s.closed && s.pods.len() >= self.pod_capacity {
-            s = wait(&self.space, s);
-        }
+        let s = lock(&self.state);
+        let mut s =
+            ShardState::wait_for_space(s, &self.space, |s| s.pods.len() >= self.pod_capacity);
         if s.closed {
             return false;
         }
         s.pods.push_back(item);
-        self.ready.notify_all();
+        if s.worker_waiting {
+            drop(s);
+            self.ready.notify_all();
+        }
         true
     }
 
@@ -187,10 +222,15 @@ impl Shard {
                 None => None,
             };
             if let Some(r) = received {
-                self.space.notify_all();
+                if s.senders_waiting > 0 {
+                    drop(s);
+                    self.space.notify_all();
+                }
                 return Some(r);
             }
+            s.worker_waiting = true;
             s = wait(&self.ready, s);
+            s.worker_waiting = false;
         }
     }
 
@@ -204,7 +244,10 @@ impl Shard {
         match drain_first(s.nodes.len()) {
             Pick::Node => {
                 let name = s.nodes.pop_front();
-                self.space.notify_all();
+                if s.senders_waiting > 0 {
+                    drop(s);
+                    self.space.notify_all();
+                }
                 name
             }
             Pick::Pod => None,

@@ -23,7 +23,7 @@ pub mod conformance;
 pub mod core;
 pub mod explain;
 pub mod field;
-mod fx;
+pub mod fx;
 pub mod manifest;
 pub mod matching;
 pub mod oracle;

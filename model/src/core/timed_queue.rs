@@ -605,7 +605,16 @@ mod tests {
     proptest! {
         /// The fast key order is exactly `str`'s order.
         #[test]
-        fn str_cmp_is_str_order(a in "[a-c\\x00\\x{ff}]{0,12}", b in "[a-c\\x00\\x{ff}]{0,12}") {
+        fn str_cmp_is_str_order(a in "[a-c\\x00\\x{ff}]{0,26}", b in "[a-c\\x00\\x{ff}]{0,26}") {
+            prop_assert_eq!(str_cmp(&a, &b), a.cmp(&b));
+        }
+
+        /// Also where the two share a long prefix (decided past the first eight-byte words).
+        #[test]
+        fn str_cmp_is_str_order_past_a_shared_prefix(
+            prefix in "[a\\x00]{0,20}", a in "[a-c\\x00]{0,10}", b in "[a-c\\x00]{0,10}"
+        ) {
+            let (a, b) = (format!("{prefix}{a}"), format!("{prefix}{b}"));
             prop_assert_eq!(str_cmp(&a, &b), a.cmp(&b));
         }
 
