@@ -76,29 +76,21 @@ impl PartialOrd for PodKey {
     }
 }
 
-/// Byte-wise string order (as `str::cmp`) without a `memcmp` call: the timed queue and the
-/// record of pods compare short names a hundred times per node update, and the runtime's
-/// stores of 150,000 pods compare names that share their first eight bytes or more
-/// (`node-00042-pod-07`). Eight bytes at a time, read as big-endian words; the last, shorter
-/// chunk zero-padded.
+/// Byte-wise string order (as `str::cmp`) without a `memcmp` call for most comparisons: the
+/// timed queue and the record of pods compare short names a hundred times per node update.
+/// The first eight bytes, zero-padded, read as one big-endian word decide most comparisons.
+/// (Comparing eight bytes at a time past a shared prefix instead of calling `memcmp` was
+/// measured: no faster on the storm's long names, and 20 % more instructions per decision.)
 pub(crate) fn str_cmp(a: &str, b: &str) -> Ordering {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if std::ptr::eq(a, b) {
         return Ordering::Equal;
     }
-    let (mut a_rest, mut b_rest) = (a, b);
-    while let (Some((x, a_next)), Some((y, b_next))) = (
-        a_rest.split_first_chunk::<8>(),
-        b_rest.split_first_chunk::<8>(),
-    ) {
-        if x != y {
-            return u64::from_be_bytes(*x).cmp(&u64::from_be_bytes(*y));
-        }
-        (a_rest, b_rest) = (a_next, b_next);
+    match head(a).cmp(&head(b)) {
+        Ordering::Equal if a.len() <= 8 && b.len() <= 8 => a.len().cmp(&b.len()),
+        Ordering::Equal => a.cmp(b),
+        decided => decided,
     }
-    // One rest is shorter than eight bytes: a zero-padded word orders it against the other's
-    // next eight bytes, and equal words leave only the lengths to compare (a prefix first).
-    head(a_rest).cmp(&head(b_rest)).then(a.len().cmp(&b.len()))
 }
 
 /// The first eight bytes of `s`, zero-padded, as a big-endian word: its order is the order of

@@ -10,13 +10,14 @@
 //! Spec: CHECK-2.
 
 use super::{Action, SysState, TaintSys};
+use crate::fx::{Fx, FxBuild};
 use stateright::{Model, Path};
-use std::collections::hash_map::{DefaultHasher, Entry};
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 /// How a state was first reached: its parent's fingerprint and the action taken there.
-type Parents = HashMap<u64, Option<(u64, Action)>>;
+type Parents = HashMap<u64, Option<(u64, Action)>, FxBuild>;
 
 /// A shortest path to a state that violates each named `always` property, for every name that
 /// some reachable state violates. Names that are not `always` properties of the model are ignored.
@@ -31,7 +32,7 @@ pub fn counterexamples(
         .filter(|p| p.expectation == stateright::Expectation::Always)
         .collect();
     let mut found = BTreeMap::new();
-    let mut parents: Parents = HashMap::new();
+    let mut parents: Parents = HashMap::default();
     let mut level: Vec<(u64, SysState)> = Vec::new();
     for init in model.init_states() {
         let fp = fingerprint(&init);
@@ -93,8 +94,9 @@ fn path_to(model: &TaintSys, parents: &Parents, mut fp: u64) -> Path<SysState, A
     Path::from_actions(model, init, &actions).expect("the recorded actions replay")
 }
 
+/// Fx, as the symmetry representatives use (SipHash showed in profiles of `taintcheck check`).
 fn fingerprint(state: &SysState) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = Fx::default();
     state.hash(&mut h);
     h.finish()
 }
