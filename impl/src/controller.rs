@@ -666,7 +666,7 @@ fn spawned_of(timed: &TimedQueue, key: &PodKey) -> Vec<WorkId> {
     };
     timed
         .entries()
-        .range(from..)
+        .range_from(&from)
         .take_while(|(k, _)| k.pod == *key)
         .filter_map(|(_, entry)| entry.work())
         .filter(|id| {

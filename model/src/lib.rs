@@ -11,6 +11,8 @@
 //! * [`check`]: the stateright model of the whole system (`taintcheck check` / `explore`).
 //! * [`oracle`]: the conformance oracle over traces, for Rust test suites through
 //!   [`conformance`]; [`recording`]: `kubectl` watch recordings into traces.
+//! * [`shared`] and [`small_map`]: the containers that keep search states cheap to copy and
+//!   to fingerprint (the model's and the oracle's).
 //!
 //! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O
 //! on its own behalf. Inputs come in as arguments, decisions go out as values.
@@ -31,6 +33,8 @@ pub mod profile;
 pub mod recording;
 pub mod scenario;
 pub mod scheduler;
+pub mod shared;
+pub mod small_map;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 pub mod taint_syntax;

@@ -28,6 +28,7 @@ use crate::core::{
     Listing, Note, Step, Verb, WorkPhase,
 };
 use crate::profile::Profile;
+use crate::shared::Shared;
 use crate::time::Time;
 use properties::{Flag, Witness};
 use state::{
@@ -35,7 +36,6 @@ use state::{
     Informer,
 };
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// The system model for one profile and one configuration.
 #[derive(Clone, Debug)]
@@ -128,10 +128,10 @@ impl TaintSys {
         let symmetry = symmetry::Symmetry::of(&self.config, &api);
         let mut s = SysState {
             now: Time::ZERO,
-            api: Arc::new(api),
+            api: Shared::new(api),
             nodes: Informer::default(),
             pods: Informer::default(),
-            ctrl: Controller::new(self.core_config()),
+            ctrl: Shared::new(Controller::new(self.core_config())),
             env: EnvState {
                 budget: self.config.budget,
                 ..EnvState::default()
@@ -311,7 +311,8 @@ impl TaintSys {
                     nodes: &nodes.cache,
                     pods: &pods.cache,
                 };
-                ctrl.step(step.clone(), &view, *now, &mut out.effects);
+                ctrl.make_mut()
+                    .step(step.clone(), &view, *now, &mut out.effects);
             }
             Action::ApiRespond(id) => {
                 let req = next.ctrl.pending_requests().find(|r| r.id == *id)?.clone();
@@ -327,7 +328,8 @@ impl TaintSys {
                     nodes: &nodes.cache,
                     pods: &pods.cache,
                 };
-                ctrl.api_responded(req.id, result, &view, *now, &mut out.effects);
+                ctrl.make_mut()
+                    .api_responded(req.id, result, &view, *now, &mut out.effects);
             }
             Action::Env(op) => self.apply_env(&mut next, op, &mut out),
         }
@@ -346,7 +348,7 @@ impl TaintSys {
             Delta::Upsert(n) => (n.node.name.clone(), Some(n)),
             Delta::Delete(name) => (name, None),
         };
-        let cache = Arc::make_mut(&mut s.nodes.cache);
+        let cache = s.nodes.cache.make_mut();
         let old = cache.remove(&name);
         let new = new.map(|mut n| {
             // A taint present before keeps its first-observed instant (spec MODEL-S3).
@@ -372,7 +374,7 @@ impl TaintSys {
                 None => format!("deletion of {name}"),
             }
         ));
-        s.ctrl.node_observed(
+        s.ctrl.make_mut().node_observed(
             old.as_ref().map(|n| &n.node),
             new.as_ref().map(|n| &n.node),
             s.now,
@@ -389,7 +391,7 @@ impl TaintSys {
             Delta::Upsert(p) => (p.pod.key.clone(), Some(p)),
             Delta::Delete(key) => (key, None),
         };
-        let cache = Arc::make_mut(&mut s.pods.cache);
+        let cache = s.pods.cache.make_mut();
         let old = cache.remove(&key);
         let new = new.map(|mut p| {
             let same = old
@@ -411,7 +413,7 @@ impl TaintSys {
                 None => format!("deletion of {key}"),
             }
         ));
-        s.ctrl.pod_observed(
+        s.ctrl.make_mut().pod_observed(
             old.as_ref().map(|p| &p.pod),
             new.as_ref().map(|p| &p.pod),
             s.now,
@@ -452,7 +454,9 @@ impl TaintSys {
             // A status-only change: the pod informer's event for it is dropped by the update
             // filter (CORE-A1), so the model delivers none (MODEL-A4).
             Write::MarkDisruptionTarget => {
-                let p = Arc::make_mut(&mut s.api)
+                let p = s
+                    .api
+                    .make_mut()
                     .pods
                     .get_mut(&req.pod)
                     .expect("answered from it");
@@ -462,7 +466,9 @@ impl TaintSys {
                     .push(format!("api server adds DisruptionTarget to {}", req.pod));
             }
             Write::Delete => {
-                let p = Arc::make_mut(&mut s.api)
+                let p = s
+                    .api
+                    .make_mut()
                     .pods
                     .remove(&req.pod)
                     .expect("answered from it");
@@ -531,7 +537,7 @@ impl TaintSys {
                     EventKind::CancellingDeletion => {
                         s.history.witnessed |= Witness::CancelledTimer.bit();
                         if let Err(i) = s.history.cancelled.binary_search(&ev.pod) {
-                            s.history.cancelled.insert(i, ev.pod.clone());
+                            s.history.cancelled.make_mut().insert(i, ev.pod.clone());
                         }
                     }
                     EventKind::MarkingForDeletion => s.history.uncancel(&ev.pod),
@@ -542,7 +548,7 @@ impl TaintSys {
                         s.history.uncancel(&d.pod);
                         if let Some(uid) = decided_uid(before, action, &d.pod) {
                             if let Err(i) = s.history.decided.binary_search(&uid) {
-                                s.history.decided.insert(i, uid);
+                                s.history.decided.make_mut().insert(i, uid);
                             }
                         }
                     }
@@ -589,7 +595,7 @@ impl TaintSys {
             self.apply_env_to_controller(s, op, out);
             return;
         }
-        let api = Arc::make_mut(&mut s.api);
+        let api = s.api.make_mut();
         match op {
             EnvOp::AddTaint { node, taint } => {
                 let n = api.nodes.get_mut(node).expect("enabled on live nodes");
@@ -669,9 +675,9 @@ impl TaintSys {
     fn apply_env_to_controller(&self, s: &mut SysState, op: &EnvOp, out: &mut Outcome) {
         match op {
             EnvOp::Restart => {
-                s.ctrl.restarted();
+                s.ctrl.make_mut().restarted();
                 s.env.restarted_at = Some(s.now);
-                s.history.cancelled.clear();
+                s.history.cancelled = Shared::default();
                 s.history.failed.clear();
                 relist(s);
                 out.notes

@@ -150,8 +150,15 @@ fn bounded(m: &TaintSys, s: &SysState, per_incarnation: bool) -> bool {
         let Some(n) = s.api.nodes.get(node) else {
             return true;
         };
-        let since: Vec<_> = n.taint_since.iter().map(|t| (*t).max(floor)).collect();
-        match earliest_eviction(&n.node, &since, &p.pod, bound.max(floor), ops) {
+        // Clamped to the floor only where a taint predates it (a copy only then).
+        let clamped: Vec<_>;
+        let since = if n.taint_since.iter().all(|t| *t >= floor) {
+            &n.taint_since[..]
+        } else {
+            clamped = n.taint_since.iter().map(|t| (*t).max(floor)).collect();
+            &clamped[..]
+        };
+        match earliest_eviction(&n.node, since, &p.pod, bound.max(floor), ops) {
             Some(at) => {
                 let due = at.max(p.changed_at);
                 s.now <= due.plus(crate::time::Duration(m.config.processing_bound_ms))

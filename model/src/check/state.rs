@@ -9,20 +9,21 @@ use super::symmetry::Symmetry;
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::Controller;
 use crate::matching;
+use crate::shared::Shared;
 use crate::time::Time;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 /// One state of the whole system. Spec: MODEL-S1.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SysState {
     /// The bounded monotone clock (ms).
     pub now: Time,
-    /// Shared between states until an action changes it (`Arc::make_mut`): most steps do not.
-    pub api: Arc<ApiServer>,
+    /// Shared between states until an action changes it ([`Shared::make_mut`]): most steps do
+    /// not. So are the informer caches and the controller, each hashed once per version.
+    pub api: Shared<ApiServer>,
     pub nodes: Informer<NodeName, CachedNode>,
     pub pods: Informer<PodKey, CachedPod>,
-    pub ctrl: Controller,
+    pub ctrl: Shared<Controller>,
     pub env: EnvState,
     pub history: History,
     /// What the configuration lets the symmetry reduction rename (constant; ignored by `Eq` and
@@ -96,8 +97,8 @@ pub enum Delta<K, V> {
 /// index) they build. Spec: MODEL-S3.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Informer<K: Ord, V> {
-    /// Shared between states until a delivery changes it (`Arc::make_mut`).
-    pub cache: Arc<BTreeMap<K, V>>,
+    /// Shared between states until a delivery changes it ([`Shared::make_mut`]).
+    pub cache: Shared<BTreeMap<K, V>>,
     pub pending: VecDeque<Delta<K, V>>,
     /// After a restart: how many initial-list events at the head of `pending` remain; the
     /// controller's workers wait for zero (upstream `WaitForCacheSync`).
@@ -107,7 +108,7 @@ pub struct Informer<K: Ord, V> {
 impl<K: Ord, V> Default for Informer<K, V> {
     fn default() -> Self {
         Informer {
-            cache: Arc::default(),
+            cache: Shared::default(),
             pending: VecDeque::new(),
             unsynced: 0,
         }
@@ -145,7 +146,8 @@ pub struct EnvState {
     pub restarted_at: Option<Time>,
 }
 
-/// History variables: facts about the past the properties need. Spec: MODEL-S6.
+/// History variables: facts about the past the properties need. Spec: MODEL-S6. The two lists
+/// that only grow between restarts are shared between states until one changes them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct History {
     /// Violations recorded when the step that commits them runs (bit per property, see
@@ -155,19 +157,19 @@ pub struct History {
     pub witnessed: u16,
     /// Pod keys with a "Cancelling deletion" event not followed by a new decision or a new
     /// work start (spec CANCEL-1), sorted.
-    pub cancelled: Vec<PodKey>,
+    pub cancelled: Shared<Vec<PodKey>>,
     /// Requests (= works) that got a `Failed` answer, sorted (spec SOME-4).
     pub failed: Vec<u32>,
     /// Pod objects an eviction decision (evict now, schedule, reschedule) was made for, sorted
     /// (spec UID-1).
-    pub decided: Vec<Uid>,
+    pub decided: Shared<Vec<Uid>>,
 }
 
 impl History {
     /// A new decision or work start for `key` ends the claim of its last cancel event.
     pub fn uncancel(&mut self, key: &PodKey) {
         if let Ok(i) = self.cancelled.binary_search(key) {
-            self.cancelled.remove(i);
+            self.cancelled.make_mut().remove(i);
         }
     }
 }

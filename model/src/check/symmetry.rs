@@ -16,6 +16,7 @@ use super::state::{ApiServer, Delta, SysState};
 use crate::api::{NodeName, PodKey, Uid};
 use crate::core::{Entry, Renaming, WorkId};
 use crate::fx::Fx;
+use crate::shared::Shared;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -193,7 +194,7 @@ impl SysState {
     /// the history.
     fn renamed(&self, r: &impl Renaming) -> SysState {
         let mut s = self.clone();
-        let api = Arc::make_mut(&mut s.api);
+        let api = s.api.make_mut();
         if !api.nodes.is_empty() {
             api.nodes = std::mem::take(&mut api.nodes)
                 .into_values()
@@ -210,7 +211,7 @@ impl SysState {
                 (p.pod.key.clone(), p)
             })
             .collect();
-        s.nodes.cache = Arc::new(
+        s.nodes.cache = Shared::new(
             s.nodes
                 .cache
                 .values()
@@ -227,7 +228,7 @@ impl SysState {
                 Delta::Delete(name) => *name = r.node(name),
             }
         }
-        s.pods.cache = Arc::new(
+        s.pods.cache = Shared::new(
             s.pods
                 .cache
                 .values()
@@ -244,12 +245,18 @@ impl SysState {
                 Delta::Delete(k) => *k = r.key(k),
             }
         }
-        s.ctrl.rename(r);
+        s.ctrl.make_mut().rename(r);
         let h = &mut s.history;
-        h.cancelled.iter_mut().for_each(|k| *k = r.key(k));
-        h.cancelled.sort_unstable();
-        h.decided.iter_mut().for_each(|u| *u = r.uid(u));
-        h.decided.sort_unstable();
+        if !h.cancelled.is_empty() {
+            let cancelled = h.cancelled.make_mut();
+            cancelled.iter_mut().for_each(|k| *k = r.key(k));
+            cancelled.sort_unstable();
+        }
+        if !h.decided.is_empty() {
+            let decided = h.decided.make_mut();
+            decided.iter_mut().for_each(|u| *u = r.uid(u));
+            decided.sort_unstable();
+        }
         s
     }
 
@@ -422,7 +429,7 @@ impl SysState {
     /// Work ids renumbered canonically (`Controller::canonicalise_ids`), the history's failed
     /// requests (ids of works) with them.
     fn canonicalise_ids(&mut self) {
-        let map = self.ctrl.canonicalise_ids();
+        let map = self.ctrl.make_mut().canonicalise_ids();
         let failed = &mut self.history.failed;
         if !failed.is_empty() {
             for id in failed.iter_mut() {

@@ -8,18 +8,18 @@
 use super::timed_queue::{AsKey, KeyView, WorkKey};
 use crate::api::{Node, NodeName, Pod, PodKey, Taint, Uid};
 use crate::matching::{self, is_no_execute};
+use crate::small_map::SmallMap;
 use crate::time::Time;
-use std::collections::BTreeMap;
 
 /// Arrival instants as observed by the controller's informer handlers. Spec: CORE-S9.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Arrivals {
     /// Per node, its NoExecute taints in node order, each with the instant it was first observed.
-    taints: BTreeMap<NodeName, Vec<(Taint, Time)>>,
+    taints: SmallMap<NodeName, Vec<(Taint, Time)>>,
     /// Per pod name, the bound incarnation observed and since when it was observed bound there.
     /// Keyed as the timed queue keys works by name: in name order, which tells pods apart
     /// sooner than `PodKey`'s namespace-first order (looked up once per pod decision).
-    pods: BTreeMap<WorkKey, PodArrival>,
+    pods: SmallMap<WorkKey, PodArrival>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

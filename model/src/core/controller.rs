@@ -13,6 +13,7 @@ use super::ClusterView;
 use crate::api::{Node, NodeName, Pod, PodKey, Taint, Uid};
 use crate::matching::{verdict, Verdict};
 use crate::profile::{ImmediatePath, Profile};
+use crate::shared::Shared;
 use crate::time::Time;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -156,10 +157,12 @@ pub enum Worker {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Controller {
     config: Config,
-    /// CORE-S1.
-    tainted_nodes: TaintedNodes,
+    /// CORE-S1. This, the timed queue and the arrival record are [`Shared`]: most steps change
+    /// none of them, so a copy of the controller (a model successor, an oracle branch) shares
+    /// them and its hash reuses theirs.
+    tainted_nodes: Shared<TaintedNodes>,
     /// CORE-S2, CORE-S3.
-    timed: TimedQueue,
+    timed: Shared<TimedQueue>,
     /// CORE-S4.
     node_queue: WorkQueue<NodeName>,
     pod_queue: WorkQueue<PodItem>,
@@ -172,7 +175,7 @@ pub struct Controller {
     zero_taint_calls: u32,
     /// CORE-S9: the arrival record, kept only where the profile reads it
     /// ([`Profile::keeps_arrivals`]); empty otherwise.
-    arrivals: Arrivals,
+    arrivals: Shared<Arrivals>,
 }
 
 /// Hashes the state, not the configuration: every state of one run (a model check, an oracle
@@ -209,15 +212,15 @@ impl Controller {
     pub fn new(config: Config) -> Controller {
         Controller {
             config,
-            tainted_nodes: TaintedNodes::new(),
-            timed: TimedQueue::new(),
+            tainted_nodes: Shared::default(),
+            timed: Shared::default(),
             node_queue: WorkQueue::new(),
             pod_queue: WorkQueue::new(),
             node_held: None,
             pod_held: None,
             shards: Shards::new(config.workers),
             zero_taint_calls: 0,
-            arrivals: Arrivals::default(),
+            arrivals: Shared::default(),
         }
     }
 
@@ -269,7 +272,7 @@ impl Controller {
     pub fn node_observed(&mut self, old: Option<&Node>, new: Option<&Node>, now: Time) {
         if self.config.profile.keeps_arrivals() {
             if let Some(name) = new.or(old).map(|n| &n.name) {
-                self.arrivals.node_observed(name, new, now);
+                self.arrivals.make_mut().node_observed(name, new, now);
             }
         }
         if let Some(name) = intake::node_updated(old, new) {
@@ -282,7 +285,7 @@ impl Controller {
     pub fn pod_observed(&mut self, old: Option<&Pod>, new: Option<&Pod>, now: Time) {
         if self.config.profile.keeps_arrivals() {
             if let Some(key) = new.or(old).map(|p| &p.key) {
-                self.arrivals.pod_observed(key, new, now);
+                self.arrivals.make_mut().pod_observed(key, new, now);
             }
         }
         if let Some(item) = intake::pod_updated(old, new) {
@@ -460,7 +463,7 @@ impl Controller {
             }
             Step::FireTimer(timer) => {
                 work::fire_timer(
-                    &mut self.timed,
+                    self.timed.make_mut(),
                     timer,
                     &profile,
                     view,
@@ -471,7 +474,7 @@ impl Controller {
             }
             Step::StartWork(id) => {
                 work::start_work(
-                    &mut self.timed,
+                    self.timed.make_mut(),
                     id,
                     &profile,
                     view,
@@ -481,7 +484,7 @@ impl Controller {
                 );
             }
             Step::CompleteWork(id) => {
-                self.timed.complete(id, &profile);
+                self.timed.make_mut().complete(id, &profile);
             }
         }
         self.shards.prune();
@@ -527,7 +530,7 @@ impl Controller {
         then: Option<PodItem>,
         view: &impl ClusterView,
     ) {
-        match handlers::update_tainted_nodes(&mut self.tainted_nodes, &node, view) {
+        match handlers::update_tainted_nodes(self.tainted_nodes.make_mut(), &node, view) {
             NodeTaints::Gone => {
                 self.node_queue.done(&node);
                 self.shards.get_mut(w).worker = after(then);
@@ -558,7 +561,7 @@ impl Controller {
                 Some(node) => self.begin_node(w, node, Some(pod), view),
                 None => {
                     let decided = handlers::handle_pod_update(
-                        &mut self.timed,
+                        self.timed.make_mut(),
                         &self.tainted_nodes,
                         &profile,
                         &self.arrivals,
@@ -598,7 +601,7 @@ impl Controller {
                     now: listed_at,
                 } => {
                     let decided = handlers::node_update_pod(
-                        &mut self.timed,
+                        self.timed.make_mut(),
                         &profile,
                         &self.arrivals,
                         view,
@@ -658,7 +661,7 @@ impl Controller {
         let profile = self.config.profile;
         let arrivals = &self.arrivals;
         work::responded(
-            &mut self.timed,
+            self.timed.make_mut(),
             request,
             result,
             &profile,
@@ -703,12 +706,14 @@ impl Controller {
     /// in the core, for the model's symmetry reduction (spec MODEL-SYM). Node renamings keep
     /// items in their channels, so they are only sound where every node has the same shard.
     pub fn rename(&mut self, r: &impl Renaming) {
-        self.timed.rename(r);
-        self.arrivals.rename(r);
-        self.tainted_nodes = std::mem::take(&mut self.tainted_nodes)
-            .into_iter()
-            .map(|(n, t)| (r.node(&n), t))
-            .collect();
+        self.timed.make_mut().rename(r);
+        self.arrivals.make_mut().rename(r);
+        self.tainted_nodes = Shared::new(
+            self.tainted_nodes
+                .iter()
+                .map(|(n, t)| (r.node(n), t.clone()))
+                .collect(),
+        );
         self.node_queue = self.node_queue.map(|n| r.node(n));
         self.node_held = self.node_held.as_ref().map(|n| r.node(n));
         self.pod_queue = self.pod_queue.map(|i| r.item(i));
@@ -742,7 +747,7 @@ impl Controller {
     pub fn canonicalise_ids(&mut self) -> BTreeMap<WorkId, WorkId> {
         let map = self.timed.canonical_ids();
         if map.iter().any(|(a, b)| a != b) {
-            self.timed.renumber(&map);
+            self.timed.make_mut().renumber(&map);
         }
         map
     }

@@ -10,13 +10,13 @@ use super::ClusterView;
 use crate::api::{NodeName, Pod, PodKey, Taint};
 use crate::matching::{verdict, TolerationTime, Verdict};
 use crate::profile::{DeadlinePolicy, ImmediatePath, Profile, WorkKeyPolicy};
+use crate::small_map::SmallMap;
 use crate::time::Time;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Upstream `taintedNodes`: the NoExecute taints of every tainted node, never an empty list.
 /// Spec: CORE-S1.
-pub type TaintedNodes = BTreeMap<NodeName, Arc<[Taint]>>;
+pub type TaintedNodes = SmallMap<NodeName, Arc<[Taint]>>;
 
 /// What `handleNodeUpdate`'s first phase found.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -7,11 +7,11 @@ use super::effect::{ApiRequest, Effect, FetchedPod, WorkId};
 use super::work_ids::WorkIds;
 use crate::api::{str_cmp, PodKey, Uid};
 use crate::profile::{CancelFlag, CompletionPolicy, Profile, WorkKeyPolicy};
+use crate::small_map::SmallMap;
 use crate::time::Time;
 use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::ops::Bound;
 use std::sync::Arc;
 
 /// The timed queue's key: upstream `KeyFromWorkArgs` (`namespace/name`), plus the UID under
@@ -217,8 +217,8 @@ pub enum Immediate {
 /// The timed queue: entries by key and works by id. Spec: CORE-S2, CORE-S3.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TimedQueue {
-    entries: BTreeMap<WorkKey, Entry>,
-    works: BTreeMap<WorkId, Work>,
+    entries: SmallMap<WorkKey, Entry>,
+    works: SmallMap<WorkId, Work>,
     /// The ids of `works`, for handing out the lowest free one.
     ids: WorkIds,
 }
@@ -228,11 +228,11 @@ impl TimedQueue {
         TimedQueue::default()
     }
 
-    pub fn entries(&self) -> &BTreeMap<WorkKey, Entry> {
+    pub fn entries(&self) -> &SmallMap<WorkKey, Entry> {
         &self.entries
     }
 
-    pub fn works(&self) -> &BTreeMap<WorkId, Work> {
+    pub fn works(&self) -> &SmallMap<WorkId, Work> {
         &self.works
     }
 
@@ -420,7 +420,7 @@ impl TimedQueue {
         let start = KeyView { pod, uid: None };
         let keys: Vec<WorkKey> = self
             .entries
-            .range::<dyn AsKey, _>((Bound::Included(&start as &dyn AsKey), Bound::Unbounded))
+            .range_from(&start as &dyn AsKey)
             .take_while(|(k, _)| k.pod == *pod)
             .filter(|(k, _)| keep.is_none() || k.uid.as_ref() != keep)
             .map(|(k, _)| k.clone())

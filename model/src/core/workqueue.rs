@@ -1,23 +1,35 @@
 //! client-go's basic work queue (`util/workqueue/queue.go`), without its blocking: `get` returns
 //! `None` where client-go's `Get` would wait, and the runtime blocks around it. Spec: WQ-1..WQ-4.
 
-use std::collections::{BTreeSet, VecDeque};
+use crate::small_map::SmallMap;
+use std::collections::VecDeque;
+
+/// Where a key stands: client-go's `dirty` and `processing` sets, as the three combinations
+/// they can be in (a dirty key that is not processing is always queued).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Mark {
+    /// Dirty and queued.
+    Queued,
+    /// Handed out; not added since.
+    Processing,
+    /// Handed out and added since: queued again by `done`.
+    ProcessingDirty,
+}
 
 /// A deduplicating FIFO: a key is queued at most once, handed out to at most one consumer at a
 /// time, and an `add` while it is processing is deferred until `done` (semantics §2.4).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WorkQueue<T: Ord + Clone> {
     queue: VecDeque<T>,
-    dirty: BTreeSet<T>,
-    processing: BTreeSet<T>,
+    /// Every key queued or handed out.
+    marks: SmallMap<T, Mark>,
 }
 
 impl<T: Ord + Clone> Default for WorkQueue<T> {
     fn default() -> Self {
         WorkQueue {
             queue: VecDeque::new(),
-            dirty: BTreeSet::new(),
-            processing: BTreeSet::new(),
+            marks: SmallMap::default(),
         }
     }
 }
@@ -30,29 +42,37 @@ impl<T: Ord + Clone> WorkQueue<T> {
     /// Upstream `Add`. A dirty key is not queued again (adds collapse); a key being processed is
     /// marked dirty and queued by [`WorkQueue::done`]. Spec: WQ-1.
     pub fn add(&mut self, item: T) {
-        if self.dirty.contains(&item) {
-            return;
-        }
-        self.dirty.insert(item.clone());
-        if !self.processing.contains(&item) {
-            self.queue.push_back(item);
+        match self.marks.get_mut(&item) {
+            Some(Mark::Queued | Mark::ProcessingDirty) => {}
+            Some(m @ Mark::Processing) => *m = Mark::ProcessingDirty,
+            None => {
+                self.marks.insert(item.clone(), Mark::Queued);
+                self.queue.push_back(item);
+            }
         }
     }
 
     /// Upstream `Get`, non-blocking: the head moves from dirty to processing. Spec: WQ-2.
     pub fn get(&mut self) -> Option<T> {
         let item = self.queue.pop_front()?;
-        self.dirty.remove(&item);
-        self.processing.insert(item.clone());
+        if let Some(m) = self.marks.get_mut(&item) {
+            *m = Mark::Processing;
+        }
         Some(item)
     }
 
     /// Upstream `Done`: the key may be handed out again; if it was added meanwhile it is queued
-    /// now, once. Spec: WQ-3.
+    /// now, once. A key not handed out is left as it is. Spec: WQ-3.
     pub fn done(&mut self, item: &T) {
-        self.processing.remove(item);
-        if self.dirty.contains(item) {
-            self.queue.push_back(item.clone());
+        match self.marks.get_mut(item) {
+            Some(m @ Mark::ProcessingDirty) => {
+                *m = Mark::Queued;
+                self.queue.push_back(item.clone());
+            }
+            Some(Mark::Processing) => {
+                self.marks.remove(item);
+            }
+            Some(Mark::Queued) | None => {}
         }
     }
 
@@ -67,20 +87,22 @@ impl<T: Ord + Clone> WorkQueue<T> {
 
     /// True iff `item` was handed out and not yet `done`.
     pub fn is_processing(&self, item: &T) -> bool {
-        self.processing.contains(item)
+        matches!(
+            self.marks.get(item),
+            Some(Mark::Processing | Mark::ProcessingDirty)
+        )
     }
 
     /// No key queued and none handed out.
     pub fn is_idle(&self) -> bool {
-        self.queue.is_empty() && self.processing.is_empty()
+        self.marks.is_empty()
     }
 
     /// The same queue with every key mapped by `f`, an injection (queue order kept).
     pub fn map(&self, f: impl Fn(&T) -> T) -> WorkQueue<T> {
         WorkQueue {
             queue: self.queue.iter().map(&f).collect(),
-            dirty: self.dirty.iter().map(&f).collect(),
-            processing: self.processing.iter().map(&f).collect(),
+            marks: self.marks.iter().map(|(k, m)| (f(k), *m)).collect(),
         }
     }
 
@@ -94,6 +116,7 @@ impl<T: Ord + Clone> WorkQueue<T> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::BTreeSet;
 
     #[test]
     fn adds_collapse_while_queued() {

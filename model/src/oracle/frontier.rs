@@ -17,7 +17,9 @@ use crate::core::{
     ApiRequest, ApiResult, ClusterView, Config, Controller, Effect, EventRecord, RequestId, Step,
     Verb, WorkPhase,
 };
-use crate::fx::Fx;
+use crate::fx::{Fx, FxBuild};
+use crate::shared::Shared;
+use crate::small_map::SmallMap;
 use crate::time::{Duration, Time};
 use crate::trace::RequestVerb;
 use std::collections::{BTreeMap, HashSet, VecDeque};
@@ -111,8 +113,8 @@ impl Output {
 /// (`Arc`) with the trace's truth, so a state clones cheaply.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Cache {
-    pub nodes: BTreeMap<NodeName, Arc<Node>>,
-    pub pods: BTreeMap<PodKey, Arc<Pod>>,
+    pub nodes: SmallMap<NodeName, Arc<Node>>,
+    pub pods: SmallMap<PodKey, Arc<Pod>>,
 }
 
 impl ClusterView for Cache {
@@ -154,12 +156,13 @@ pub struct Fault {
 
 /// One state of a component. Spec: ORACLE-3.
 ///
-/// The controller and its caches are shared copy-on-write (`Arc::make_mut` on every move):
-/// with `D > 0` most states are kept both as they are (waiting) and moved on (delivering now),
-/// and the kept copy then costs a pointer, not a controller.
+/// The controller and its caches are shared copy-on-write (`make_mut` on every move): with
+/// `D > 0` most states are kept both as they are (waiting) and moved on (delivering now), and
+/// the kept copy then costs a pointer, not a controller. The controller's hash is kept with it
+/// ([`Shared`]), so a state's fingerprint rehashes it only after it changed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
-    pub ctrl: Arc<Controller>,
+    pub ctrl: Shared<Controller>,
     pub cache: Arc<Cache>,
     pub nodes: VecDeque<Pending<NodeName, Node>>,
     pub pods: VecDeque<Pending<PodKey, Pod>>,
@@ -175,7 +178,7 @@ pub struct State {
 impl State {
     pub fn new(config: Config) -> State {
         State {
-            ctrl: Arc::new(Controller::new(config)),
+            ctrl: Shared::new(Controller::new(config)),
             cache: Arc::default(),
             nodes: VecDeque::new(),
             pods: VecDeque::new(),
@@ -195,7 +198,9 @@ impl State {
             Some(n) => cache.nodes.insert(p.key, n.clone()),
             None => cache.nodes.remove(&p.key),
         };
-        Arc::make_mut(&mut self.ctrl).node_observed(old.as_deref(), p.new.as_deref(), now);
+        self.ctrl
+            .make_mut()
+            .node_observed(old.as_deref(), p.new.as_deref(), now);
     }
 
     fn deliver_pod(&mut self, now: Time) {
@@ -207,7 +212,9 @@ impl State {
             Some(pod) => cache.pods.insert(p.key, pod.clone()),
             None => cache.pods.remove(&p.key),
         };
-        Arc::make_mut(&mut self.ctrl).pod_observed(old.as_deref(), p.new.as_deref(), now);
+        self.ctrl
+            .make_mut()
+            .pod_observed(old.as_deref(), p.new.as_deref(), now);
     }
 
     /// Nothing queued, dispatched, held or being handled, and no work between its timer and
@@ -242,7 +249,7 @@ impl State {
     /// in sharing is merely kept twice.
     fn fingerprint(&self) -> u64 {
         let mut h = Fx::default();
-        self.ctrl.hash(&mut h);
+        h.write_u64(self.ctrl.hash64());
         for (name, node) in &self.cache.nodes {
             name.hash(&mut h);
             h.write_usize(Arc::as_ptr(node) as usize);
@@ -300,45 +307,45 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// Every move from `s` at `now`: an informer delivery (per kind, in order) or an enabled
-    /// controller step. A state that owes outputs does not move until the trace shows them: the
-    /// outputs of one step are contiguous in a trace. Spec: ORACLE-3.
-    fn moves(&self, s: &State, now: Time) -> Vec<Move> {
-        let mut out = Vec::new();
+    /// Every move from `s` at `now`, into `out`: an informer delivery (per kind, in order) or
+    /// an enabled controller step. A state that owes outputs does not move until the trace shows
+    /// them: the outputs of one step are contiguous in a trace. Spec: ORACLE-3.
+    fn moves(&self, s: &State, now: Time, sc: &mut Scratch) {
+        sc.moves.clear();
         if !s.owed.is_empty() {
-            return out;
+            return;
         }
         if !s.nodes.is_empty() {
-            out.push(Move::DeliverNode);
+            sc.moves.push(Move::DeliverNode);
         }
         if !s.pods.is_empty() {
-            out.push(Move::DeliverPod);
+            sc.moves.push(Move::DeliverPod);
         }
-        let mut steps: Vec<Step> = Vec::new();
-        s.ctrl.enabled_steps(now, &mut steps);
-        out.extend(steps.into_iter().map(Move::Step));
-        out
+        sc.steps.clear();
+        s.ctrl.enabled_steps(now, &mut sc.steps);
+        sc.moves.extend(sc.steps.drain(..).map(Move::Step));
     }
 
     /// Follows `s` through steps that are its only move while its pipeline is busy (a chain
     /// no other order can reach differently), without cloning or fingerprinting the states in
-    /// between; returns the first state with a choice, a way out, or outputs, and its moves.
-    fn chain(&self, mut s: State, now: Time, truth: &Truth) -> (State, Vec<Move>) {
+    /// between; returns the first state with a choice, a way out, or outputs, its moves left in
+    /// `sc.moves`.
+    fn chain(&self, mut s: State, now: Time, truth: &Truth, sc: &mut Scratch) -> State {
         // Every step makes progress; the bound only guards against a step that would not.
         for _ in 0..CHAIN_LIMIT {
-            let moves = self.moves(&s, now);
-            let forced = matches!(moves.as_slice(), [Move::Step(_)]) && !s.pipeline_idle();
+            self.moves(&s, now, sc);
+            let forced = matches!(sc.moves.as_slice(), [Move::Step(_)]) && !s.pipeline_idle();
             if !forced {
-                return (s, moves);
+                return s;
             }
-            let m = moves.into_iter().next().expect("one move");
+            let m = sc.moves.pop().expect("one move");
             s = self.apply(s, m, now, truth);
             if !s.owed.is_empty() {
-                return (s, Vec::new());
+                return s;
             }
         }
-        let moves = self.moves(&s, now);
-        (s, moves)
+        self.moves(&s, now, sc);
+        s
     }
 
     /// `s` after `m`.
@@ -348,26 +355,24 @@ impl Machine {
             Move::DeliverPod => s.deliver_pod(now),
             Move::Step(step) => {
                 let mut effects = Vec::new();
-                Arc::make_mut(&mut s.ctrl).step(step, &*s.cache, now, &mut effects);
+                s.ctrl.make_mut().step(step, &*s.cache, now, &mut effects);
                 self.absorb(&mut s, effects, now, truth);
             }
         }
         s
     }
 
-    /// Every successor of `s`, the last one built from `s` itself (no clone in a chain).
-    fn successors(&self, s: State, moves: Vec<Move>, now: Time, truth: &Truth) -> Vec<State> {
-        let mut out = Vec::with_capacity(moves.len());
-        let mut rest = moves.into_iter().peekable();
-        while let Some(m) = rest.next() {
-            if rest.peek().is_some() {
-                out.push(self.apply(s.clone(), m, now, truth));
-            } else {
-                out.push(self.apply(s, m, now, truth));
-                break;
-            }
+    /// Every successor of `s` by the moves in `sc.moves`, into `sc.next`, the last one built
+    /// from `s` itself (no clone in a chain).
+    fn successors(&self, s: State, now: Time, truth: &Truth, sc: &mut Scratch) {
+        let Scratch { moves, next, .. } = sc;
+        let Some(last) = moves.pop() else {
+            return;
+        };
+        for m in moves.drain(..) {
+            next.push(self.apply(s.clone(), m, now, truth));
         }
-        out
+        next.push(self.apply(s, last, now, truth));
     }
 
     /// Turns effects into owed outputs; requests the trace does not observe are answered at
@@ -388,13 +393,9 @@ impl Machine {
                 return;
             };
             let result = self.answer(s, &request, now, truth);
-            Arc::make_mut(&mut s.ctrl).api_responded(
-                request.id,
-                result,
-                &*s.cache,
-                now,
-                &mut effects,
-            );
+            s.ctrl
+                .make_mut()
+                .api_responded(request.id, result, &*s.cache, now, &mut effects);
         }
     }
 
@@ -520,20 +521,24 @@ impl Machine {
     ) -> Vec<State> {
         let mut visited = Visited::default();
         let mut stack = Vec::new();
-        visited.admit(from, &mut stack);
+        let mut sc = Scratch {
+            next: from,
+            ..Scratch::default()
+        };
+        visited.admit(&mut sc.next, &mut stack);
         let mut out = Vec::new();
         while let Some(s) = stack.pop() {
             if let Some(head) = s.owed.front() {
                 record(death, now, head);
                 continue;
             }
-            let (s, moves) = self.chain(s, now, truth);
+            let s = self.chain(s, now, truth, &mut sc);
             if let Some(head) = s.owed.front() {
                 record(death, now, head);
                 continue;
             }
             let leave = self.may_leave(&s, now);
-            if moves.is_empty() {
+            if sc.moves.is_empty() {
                 if leave {
                     out.push(s);
                 }
@@ -542,7 +547,8 @@ impl Machine {
             if leave {
                 out.push(s.clone());
             }
-            visited.admit(self.successors(s, moves, now, truth), &mut stack);
+            self.successors(s, now, truth, &mut sc);
+            visited.admit(&mut sc.next, &mut stack);
         }
         out
     }
@@ -594,7 +600,11 @@ impl Machine {
     ) -> Vec<State> {
         let mut visited = Visited::default();
         let mut stack = Vec::new();
-        visited.admit(from, &mut stack);
+        let mut sc = Scratch {
+            next: from,
+            ..Scratch::default()
+        };
+        visited.admit(&mut sc.next, &mut stack);
         let mut out = Vec::new();
         while let Some(mut s) = stack.pop() {
             match s.owed.front() {
@@ -611,12 +621,13 @@ impl Machine {
                     }
                 }
                 None => {
-                    let (s, moves) = self.chain(s, now, truth);
+                    let s = self.chain(s, now, truth, &mut sc);
                     if !s.owed.is_empty() {
                         stack.push(s);
                         continue;
                     }
-                    visited.admit(self.successors(s, moves, now, truth), &mut stack);
+                    self.successors(s, now, truth, &mut sc);
+                    visited.admit(&mut sc.next, &mut stack);
                 }
             }
         }
@@ -644,13 +655,9 @@ impl Machine {
                 continue;
             }
             let mut effects = Vec::new();
-            Arc::make_mut(&mut s.ctrl).api_responded(
-                request,
-                result.clone(),
-                &*s.cache,
-                now,
-                &mut effects,
-            );
+            s.ctrl
+                .make_mut()
+                .api_responded(request, result.clone(), &*s.cache, now, &mut effects);
             self.absorb(&mut s, effects, now, truth);
             out.push(s);
         }
@@ -672,7 +679,7 @@ impl Machine {
             if !s.owed.is_empty() {
                 continue;
             }
-            Arc::make_mut(&mut s.ctrl).restarted();
+            s.ctrl.make_mut().restarted();
             s.cache = Arc::default();
             s.nodes.clear();
             s.pods.clear();
@@ -715,7 +722,9 @@ impl Machine {
                 Some(n) => cache.nodes.insert(name.clone(), n.clone()),
                 None => cache.nodes.remove(name),
             };
-            Arc::make_mut(&mut s.ctrl).node_observed(old.as_deref(), node.as_deref(), *at);
+            s.ctrl
+                .make_mut()
+                .node_observed(old.as_deref(), node.as_deref(), *at);
         }
         let mut steps = Vec::new();
         while !s.pipeline_idle() {
@@ -725,10 +734,21 @@ impl Machine {
                 break;
             };
             let mut effects = Vec::new();
-            Arc::make_mut(&mut s.ctrl).step(step, &*s.cache, now, &mut effects);
+            s.ctrl.make_mut().step(step, &*s.cache, now, &mut effects);
             self.absorb(s, effects, now, truth);
         }
     }
+}
+
+/// Buffers a search at one instant reuses from state to state, so that a move allocates only
+/// what its state holds.
+#[derive(Default)]
+struct Scratch {
+    /// The moves of the state [`Machine::chain`] stopped at.
+    moves: Vec<Move>,
+    steps: Vec<Step>,
+    /// Successors not yet admitted.
+    next: Vec<State>,
 }
 
 /// The states a search at one instant has met. Deduplication matters only where paths can
@@ -737,21 +757,21 @@ impl Machine {
 /// [`CHAIN_LIMIT`] in a row, in case a move did not make progress).
 #[derive(Default)]
 struct Visited {
-    seen: HashSet<u64>,
+    seen: HashSet<u64, FxBuild>,
     branched: bool,
     unchecked: usize,
 }
 
 impl Visited {
-    /// Pushes the states of `next` not met before onto `stack`.
-    fn admit(&mut self, next: Vec<State>, stack: &mut Vec<State>) {
+    /// Moves the states of `next` not met before onto `stack`.
+    fn admit(&mut self, next: &mut Vec<State>, stack: &mut Vec<State>) {
         if !self.branched && next.len() == 1 && stack.is_empty() && self.unchecked < CHAIN_LIMIT {
             self.unchecked += 1;
-            stack.extend(next);
+            stack.append(next);
             return;
         }
         self.branched = true;
-        for s in next {
+        for s in next.drain(..) {
             if self.seen.insert(s.fingerprint()) {
                 stack.push(s);
             }
@@ -773,7 +793,7 @@ pub fn dedup(states: Vec<State>) -> Vec<State> {
     if states.len() < 2 {
         return states;
     }
-    let mut seen = HashSet::new();
+    let mut seen: HashSet<u64, FxBuild> = HashSet::default();
     states
         .into_iter()
         .filter(|s| seen.insert(s.fingerprint()))

@@ -1,0 +1,176 @@
+//! Components shared between search states, each with its hash computed once per version.
+//!
+//! A model-checking step or an oracle move changes one part of a state (the controller, the API
+//! server, an informer cache) and leaves the others as they were. Shared, the others cost a
+//! reference count instead of a copy; with their hash kept beside them, a fingerprint of the new
+//! state hashes only the part that changed.
+
+use std::fmt;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
+
+/// A value shared copy-on-write, with its 64-bit hash computed on first use after each change.
+///
+/// The only way to change the value is [`Shared::make_mut`], which forgets the hash, so a kept
+/// hash always belongs to the value beside it. `Hash` writes that one word; equal values have
+/// equal words, so `Hash` agrees with `Eq`.
+pub struct Shared<T> {
+    inner: Arc<Versioned<T>>,
+}
+
+struct Versioned<T> {
+    value: T,
+    hash: OnceLock<u64>,
+}
+
+/// A copy is a new version: its hash is computed again once it is changed and asked for.
+impl<T: Clone> Clone for Versioned<T> {
+    fn clone(&self) -> Self {
+        Versioned {
+            value: self.value.clone(),
+            hash: OnceLock::new(),
+        }
+    }
+}
+
+/// Keys fixed so that hashes (and the fingerprints built from them, which the Explorer's paths
+/// name) are the same in every process; aHash with fixed keys, as stateright fingerprints.
+fn hasher() -> impl Hasher {
+    ahash::RandomState::with_seeds(
+        0x243f_6a88_85a3_08d3,
+        0x1319_8a2e_0370_7344,
+        0xa409_3822_299f_31d0,
+        0x082e_fa98_ec4e_6c89,
+    )
+    .build_hasher()
+}
+
+impl<T> Shared<T> {
+    pub fn new(value: T) -> Shared<T> {
+        Shared {
+            inner: Arc::new(Versioned {
+                value,
+                hash: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// Whether both are the same version (then they are equal without looking).
+    pub fn ptr_eq(a: &Shared<T>, b: &Shared<T>) -> bool {
+        Arc::ptr_eq(&a.inner, &b.inner)
+    }
+}
+
+impl<T: Clone> Shared<T> {
+    /// The value, to change: copied first if another state shares it.
+    pub fn make_mut(&mut self) -> &mut T {
+        let v = Arc::make_mut(&mut self.inner);
+        v.hash.take();
+        &mut v.value
+    }
+}
+
+impl<T: Hash> Shared<T> {
+    /// The value's hash, computed once per version.
+    pub fn hash64(&self) -> u64 {
+        *self.inner.hash.get_or_init(|| {
+            let mut h = hasher();
+            self.inner.value.hash(&mut h);
+            h.finish()
+        })
+    }
+}
+
+impl<T> Deref for Shared<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.inner.value
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T: Default> Default for Shared<T> {
+    fn default() -> Self {
+        Shared::new(T::default())
+    }
+}
+
+impl<T: Hash> Hash for Shared<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash64());
+    }
+}
+
+impl<T: PartialEq> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Shared::ptr_eq(self, other) || **self == **other
+    }
+}
+
+impl<T: Eq> Eq for Shared<T> {}
+
+impl<T: fmt::Debug> fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.value.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    fn own_hash<T: Hash>(v: &T) -> u64 {
+        let mut h = hasher();
+        v.hash(&mut h);
+        h.finish()
+    }
+
+    proptest! {
+        /// After any sequence of changes, to either of two copies, the kept hash is the hash
+        /// of the value beside it, and equality is the values' equality.
+        #[test]
+        fn the_kept_hash_follows_every_change(
+            ops in proptest::collection::vec((any::<bool>(), 0u8..6, any::<u8>()), 0..40)
+        ) {
+            let mut a: Shared<BTreeMap<u8, u8>> = Shared::default();
+            let mut b = a.clone();
+            for (on_a, k, v) in ops {
+                let s = if on_a { &mut a } else { &mut b };
+                let _ = s.hash64();
+                let m = s.make_mut();
+                if v % 3 == 0 { m.remove(&k); } else { m.insert(k, v); }
+                prop_assert_eq!(a.hash64(), own_hash(&*a));
+                prop_assert_eq!(b.hash64(), own_hash(&*b));
+                prop_assert_eq!(a == b, *a == *b);
+            }
+        }
+    }
+
+    #[test]
+    fn a_change_copies_only_a_shared_value() {
+        let mut a = Shared::new(vec![1]);
+        let b = a.clone();
+        assert!(Shared::ptr_eq(&a, &b));
+        a.make_mut().push(2);
+        assert!(!Shared::ptr_eq(&a, &b));
+        assert_eq!((&*a, &*b), (&vec![1, 2], &vec![1]));
+        let before = Arc::as_ptr(&a.inner);
+        a.make_mut().push(3);
+        assert_eq!(
+            Arc::as_ptr(&a.inner),
+            before,
+            "a sole owner changes in place"
+        );
+    }
+}
