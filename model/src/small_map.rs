@@ -3,10 +3,12 @@
 //!
 //! A model or oracle state is copied for every successor, and its maps (a work queue's keys, an
 //! informer cache of one node and one pod) hold a handful of entries: a sorted vector copies in
-//! one allocation of its own size, where a B-tree allocates a node of eleven slots. The
+//! one allocation of its own size, where a B-tree allocates a node of eleven slots, and up to
+//! [`INLINE`] entries live inside the map itself and copy with no allocation at all. The
 //! runtime's storm puts tens of thousands of keys in one work queue, where a vector's inserts
 //! would shift them all; past [`FEW`] entries the map is a B-tree.
 
+use smallvec::SmallVec;
 use std::borrow::Borrow;
 use std::collections::{btree_map, BTreeMap};
 use std::hash::{Hash, Hasher};
@@ -15,24 +17,29 @@ use std::ops::Bound;
 /// Above this many entries the map is a B-tree; at half of it, a vector again.
 pub const FEW: usize = 16;
 
+/// Up to this many entries are stored inline.
+pub const INLINE: usize = 2;
+
+type Entries<K, V> = SmallVec<[(K, V); INLINE]>;
+
 #[derive(Clone, Debug)]
 pub enum SmallMap<K, V> {
     /// Sorted by key, keys distinct, at most [`FEW`] entries.
-    Few(Vec<(K, V)>),
+    Few(Entries<K, V>),
     Many(BTreeMap<K, V>),
 }
 
 impl<K, V> Default for SmallMap<K, V> {
     #[inline]
     fn default() -> Self {
-        SmallMap::Few(Vec::new())
+        SmallMap::Few(SmallVec::new())
     }
 }
 
 impl<K: Ord, V> SmallMap<K, V> {
     #[inline]
     pub const fn new() -> Self {
-        SmallMap::Few(Vec::new())
+        SmallMap::Few(SmallVec::new_const())
     }
 
     #[inline]
@@ -210,7 +217,7 @@ impl<'a, K, V> Iterator for ValuesMut<'a, K, V> {
 
 /// The entries of a [`SmallMap`] in key order, owned.
 pub enum IntoIter<K, V> {
-    Few(std::vec::IntoIter<(K, V)>),
+    Few(smallvec::IntoIter<[(K, V); INLINE]>),
     Many(btree_map::IntoIter<K, V>),
 }
 

@@ -23,6 +23,13 @@ pub enum Action {
     Env(EnvOp),
 }
 
+/// The core lists its enabled steps straight into the model's actions.
+impl From<Step> for Action {
+    fn from(step: Step) -> Action {
+        Action::Controller(step)
+    }
+}
+
 /// An environment operation. Spec: ENV-1..ENV-10.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EnvOp {

@@ -230,7 +230,7 @@ pub fn effect(e: &Effect) -> String {
 /// What a step did: the action, then the notes and effects it produced.
 pub fn step(before: &SysState, a: &Action, _after: &SysState, out: &Outcome) -> String {
     let mut s = describe(before, a);
-    let mut parts: Vec<String> = out.notes.clone();
+    let mut parts: Vec<String> = out.notes.as_slice().to_vec();
     parts.extend(out.effects.iter().map(effect));
     if !parts.is_empty() {
         s.push_str(" → ");

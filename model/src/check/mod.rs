@@ -29,13 +29,13 @@ use crate::core::{
 };
 use crate::profile::Profile;
 use crate::shared::Shared;
+use crate::small_map::SmallMap;
 use crate::time::Time;
 use properties::{Flag, Witness};
 use state::{
     earliest_eviction, ApiNode, ApiPod, ApiServer, CachedNode, CachedPod, Delta, EnvState, History,
     Informer,
 };
-use std::collections::BTreeMap;
 
 /// The system model for one profile and one configuration.
 #[derive(Clone, Debug)]
@@ -47,8 +47,8 @@ pub struct TaintSys {
 /// The controller's read-only view of the informer caches (upstream's listers and the
 /// `spec.nodeName` index).
 pub struct CacheView<'a> {
-    nodes: &'a BTreeMap<NodeName, CachedNode>,
-    pods: &'a BTreeMap<PodKey, CachedPod>,
+    nodes: &'a SmallMap<NodeName, Shared<CachedNode>>,
+    pods: &'a SmallMap<PodKey, Shared<CachedPod>>,
 }
 
 impl ClusterView for CacheView<'_> {
@@ -73,8 +73,30 @@ impl ClusterView for CacheView<'_> {
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
     pub effects: Vec<Effect>,
-    /// Model-side notes (API answers, deliveries), in order.
-    pub notes: Vec<String>,
+    pub notes: Notes,
+}
+
+/// Model-side notes (API answers, deliveries), in order, for a step's description. Kept only
+/// when a step is described ([`TaintSys::transition`]): while checking no one reads them, and
+/// formatting them cost ≈ 4 % of a check's instructions.
+#[derive(Clone, Debug, Default)]
+pub struct Notes(Option<Vec<String>>);
+
+impl Notes {
+    fn recording() -> Notes {
+        Notes(Some(Vec::new()))
+    }
+
+    /// Adds the note `text` makes, calling it only when notes are kept.
+    fn add(&mut self, text: impl FnOnce() -> String) {
+        if let Some(notes) = &mut self.0 {
+            notes.push(text());
+        }
+    }
+
+    pub fn as_slice(&self) -> &[String] {
+        self.0.as_deref().unwrap_or_default()
+    }
 }
 
 impl TaintSys {
@@ -107,10 +129,10 @@ impl TaintSys {
             };
             api.nodes.insert(
                 node.name.clone(),
-                ApiNode {
+                Shared::new(ApiNode {
                     taint_since: vec![Time::ZERO; node.taints.len()],
                     node,
-                },
+                }),
             );
         }
         for p in &self.config.pods {
@@ -122,7 +144,7 @@ impl TaintSys {
                 tolerations: p.tolerations.clone(),
             };
             api.pods
-                .insert(pod.key.clone(), ApiPod::new(pod, Time::ZERO));
+                .insert(pod.key.clone(), Shared::new(ApiPod::new(pod, Time::ZERO)));
         }
         api.note_exposure(self.ops());
         let symmetry = symmetry::Symmetry::of(&self.config, &api);
@@ -158,8 +180,8 @@ impl TaintSys {
                 return s;
             };
             let a = a.clone();
-            match self.transition(&s, &a) {
-                Some((next, _)) => s = next,
+            match self.successor(&s, &a) {
+                Some(next) => s = next,
                 None => return s,
             }
         }
@@ -196,8 +218,9 @@ impl TaintSys {
         s.now.0 % self.config.step_ms == 0 && s.now.0 <= self.config.horizon_ms
     }
 
-    fn env_ops(&self, s: &SysState, out: &mut Vec<EnvOp>) {
+    fn env_ops(&self, s: &SysState, out: &mut Vec<Action>) {
         let cfg = &self.config;
+        let mut op = |o: EnvOp| out.push(Action::Env(o));
         if s.env.budget == 0 {
             return;
         }
@@ -205,7 +228,7 @@ impl TaintSys {
         let fault = cfg.allows(OpKind::FailNextCall) && !s.env.fail_next;
         if !self.on_grid(s) {
             if fault {
-                out.push(EnvOp::FailNextCall);
+                op(EnvOp::FailNextCall);
             }
             return;
         }
@@ -213,7 +236,7 @@ impl TaintSys {
             if cfg.allows(OpKind::AddTaint) {
                 for (i, t) in cfg.taints.iter().enumerate() {
                     if !n.node.taints.iter().any(|x| x.same_identity(t)) {
-                        out.push(EnvOp::AddTaint {
+                        op(EnvOp::AddTaint {
                             node: name.clone(),
                             taint: i,
                         });
@@ -222,7 +245,7 @@ impl TaintSys {
             }
             if cfg.allows(OpKind::RemoveTaint) {
                 for t in n.node.no_execute_taints() {
-                    out.push(EnvOp::RemoveTaint {
+                    op(EnvOp::RemoveTaint {
                         node: name.clone(),
                         key: t.key.clone(),
                     });
@@ -235,7 +258,7 @@ impl TaintSys {
             if let Some(p) = live {
                 if cfg.allows(OpKind::AppendToleration) {
                     for i in 0..cfg.append_tolerations.len() {
-                        out.push(EnvOp::AppendToleration {
+                        op(EnvOp::AppendToleration {
                             pod: key.clone(),
                             choice: i,
                         });
@@ -248,7 +271,7 @@ impl TaintSys {
                         }
                         for &seconds in &cfg.seconds_choices {
                             if seconds != tol.seconds {
-                                out.push(EnvOp::SetSeconds {
+                                op(EnvOp::SetSeconds {
                                     pod: key.clone(),
                                     toleration: j,
                                     seconds,
@@ -258,11 +281,11 @@ impl TaintSys {
                     }
                 }
                 if cfg.allows(OpKind::DeletePod) {
-                    out.push(EnvOp::DeletePod { pod: key.clone() });
+                    op(EnvOp::DeletePod { pod: key.clone() });
                 }
                 if cfg.allows(OpKind::BindPod) && p.pod.node_name.is_none() {
                     for name in s.api.nodes.keys() {
-                        out.push(EnvOp::BindPod {
+                        op(EnvOp::BindPod {
                             pod: key.clone(),
                             node: name.clone(),
                         });
@@ -271,7 +294,7 @@ impl TaintSys {
             }
             if cfg.allows(OpKind::RecreatePod) {
                 for name in s.api.nodes.keys() {
-                    out.push(EnvOp::RecreatePod {
+                    op(EnvOp::RecreatePod {
                         pod: key.clone(),
                         node: Some(name.clone()),
                     });
@@ -280,25 +303,38 @@ impl TaintSys {
         }
         if cfg.allows(OpKind::DeleteNode) {
             for name in s.api.nodes.keys() {
-                out.push(EnvOp::DeleteNode { node: name.clone() });
+                op(EnvOp::DeleteNode { node: name.clone() });
             }
         }
         if cfg.allows(OpKind::Restart) {
-            out.push(EnvOp::Restart);
+            op(EnvOp::Restart);
         }
         if fault {
-            out.push(EnvOp::FailNextCall);
+            op(EnvOp::FailNextCall);
         }
     }
 
-    /// Computes the successor and what happened on the way. `None`: the action is not enabled.
+    /// Computes the successor and what happened on the way, notes included, to describe the
+    /// step. `None`: the action is not enabled.
     pub fn transition(&self, s: &SysState, action: &Action) -> Option<(SysState, Outcome)> {
+        let mut out = Outcome {
+            notes: Notes::recording(),
+            ..Outcome::default()
+        };
+        self.apply(s, action, &mut out).map(|next| (next, out))
+    }
+
+    /// The successor alone (what the checker asks for).
+    fn successor(&self, s: &SysState, action: &Action) -> Option<SysState> {
+        self.apply(s, action, &mut Outcome::default())
+    }
+
+    fn apply(&self, s: &SysState, action: &Action, out: &mut Outcome) -> Option<SysState> {
         let mut next = s.clone();
-        let mut out = Outcome::default();
         match action {
             Action::Tick(t) => next.now = *t,
-            Action::InformerDeliverNode => self.deliver_node(&mut next, &mut out),
-            Action::InformerDeliverPod => self.deliver_pod(&mut next, &mut out),
+            Action::InformerDeliverNode => self.deliver_node(&mut next, out),
+            Action::InformerDeliverPod => self.deliver_pod(&mut next, out),
             Action::Controller(step) => {
                 let SysState {
                     ctrl,
@@ -316,7 +352,7 @@ impl TaintSys {
             }
             Action::ApiRespond(id) => {
                 let req = next.ctrl.pending_requests().find(|r| r.id == *id)?.clone();
-                let result = self.answer(&mut next, &req, &mut out);
+                let result = self.answer(&mut next, &req, out);
                 let SysState {
                     ctrl,
                     nodes,
@@ -331,10 +367,10 @@ impl TaintSys {
                 ctrl.make_mut()
                     .api_responded(req.id, result, &view, *now, &mut out.effects);
             }
-            Action::Env(op) => self.apply_env(&mut next, op, &mut out),
+            Action::Env(op) => self.apply_env(&mut next, op, out),
         }
         self.judge_effects(&mut next, s, action, &out.effects);
-        Some((next, out))
+        Some(next)
     }
 
     /// The node informer delivers its oldest event: cache first, then the handler (client-go
@@ -352,28 +388,31 @@ impl TaintSys {
         let old = cache.remove(&name);
         let new = new.map(|mut n| {
             // A taint present before keeps its first-observed instant (spec MODEL-S3).
-            for (i, t) in n.node.taints.iter().enumerate() {
+            for i in 0..n.node.taints.len() {
                 let kept = old.as_ref().and_then(|o| {
                     o.node
                         .taints
                         .iter()
-                        .position(|x| x == t)
+                        .position(|x| *x == n.node.taints[i])
                         .map(|j| o.taint_since[j])
                 });
-                n.taint_since[i] = kept.unwrap_or(s.now);
+                let since = kept.unwrap_or(s.now);
+                if n.taint_since[i] != since {
+                    n.make_mut().taint_since[i] = since;
+                }
             }
             n
         });
         if let Some(n) = &new {
             cache.insert(name.clone(), n.clone());
         }
-        out.notes.push(format!(
-            "node informer delivers {}",
-            match &new {
-                Some(n) => format!("{} taints {}", name, display::taints(&n.node.taints)),
-                None => format!("deletion of {name}"),
-            }
-        ));
+        out.notes.add(|| match &new {
+            Some(n) => format!(
+                "node informer delivers {name} taints {}",
+                display::taints(&n.node.taints)
+            ),
+            None => format!("node informer delivers deletion of {name}"),
+        });
         s.ctrl.make_mut().node_observed(
             old.as_ref().map(|n| &n.node),
             new.as_ref().map(|n| &n.node),
@@ -397,22 +436,22 @@ impl TaintSys {
             let same = old
                 .as_ref()
                 .filter(|o| o.pod.uid == p.pod.uid && o.pod.node_name == p.pod.node_name);
-            p.bound_since = match same {
+            let since = match same {
                 Some(o) => o.bound_since,
                 None => p.pod.node_name.as_ref().map(|_| s.now),
             };
+            if p.bound_since != since {
+                p.make_mut().bound_since = since;
+            }
             p
         });
         if let Some(p) = &new {
             cache.insert(key.clone(), p.clone());
         }
-        out.notes.push(format!(
-            "pod informer delivers {}",
-            match &new {
-                Some(p) => display::pod(&p.pod),
-                None => format!("deletion of {key}"),
-            }
-        ));
+        out.notes.add(|| match &new {
+            Some(p) => format!("pod informer delivers {}", display::pod(&p.pod)),
+            None => format!("pod informer delivers deletion of {key}"),
+        });
         s.ctrl.make_mut().pod_observed(
             old.as_ref().map(|p| &p.pod),
             new.as_ref().map(|p| &p.pod),
@@ -427,7 +466,7 @@ impl TaintSys {
             s.history.failed.push(req.id.0);
             s.history.failed.sort_unstable();
             out.notes
-                .push(format!("api server fails {:?} {}", req.verb, req.pod));
+                .add(|| format!("api server fails {:?} {}", req.verb, req.pod));
             return ApiResult::Failed;
         }
         let stored = s.api.pods.get(&req.pod).map(|p| StoredPod {
@@ -445,10 +484,12 @@ impl TaintSys {
         );
         match write {
             Write::Nothing => match &result {
-                ApiResult::NotFound => out.notes.push(format!("api server: {} not found", req.pod)),
+                ApiResult::NotFound => out
+                    .notes
+                    .add(|| format!("api server: {} not found", req.pod)),
                 ApiResult::PreconditionFailed => out
                     .notes
-                    .push(format!("api server: {} precondition failed", req.pod)),
+                    .add(|| format!("api server: {} precondition failed", req.pod)),
                 _ => {}
             },
             // A status-only change: the pod informer's event for it is dropped by the update
@@ -459,11 +500,12 @@ impl TaintSys {
                     .make_mut()
                     .pods
                     .get_mut(&req.pod)
-                    .expect("answered from it");
+                    .expect("answered from it")
+                    .make_mut();
                 p.disruption_target = true;
                 p.bump();
                 out.notes
-                    .push(format!("api server adds DisruptionTarget to {}", req.pod));
+                    .add(|| format!("api server adds DisruptionTarget to {}", req.pod));
             }
             Write::Delete => {
                 let p = s
@@ -472,10 +514,8 @@ impl TaintSys {
                     .pods
                     .remove(&req.pod)
                     .expect("answered from it");
-                out.notes.push(format!(
-                    "api server deletes {} (uid {})",
-                    req.pod, p.pod.uid
-                ));
+                out.notes
+                    .add(|| format!("api server deletes {} (uid {})", req.pod, p.pod.uid));
                 if s.history.cancelled.binary_search(&req.pod).is_ok() {
                     s.history.violated |= Flag::HonestCancel.bit();
                 }
@@ -598,13 +638,21 @@ impl TaintSys {
         let api = s.api.make_mut();
         match op {
             EnvOp::AddTaint { node, taint } => {
-                let n = api.nodes.get_mut(node).expect("enabled on live nodes");
+                let n = api
+                    .nodes
+                    .get_mut(node)
+                    .expect("enabled on live nodes")
+                    .make_mut();
                 n.node.taints.push(self.config.taints[*taint].clone());
                 n.taint_since.push(now);
                 s.nodes.pending.push_back(Delta::Upsert(cached_node(n)));
             }
             EnvOp::RemoveTaint { node, key } => {
-                let n = api.nodes.get_mut(node).expect("enabled on live nodes");
+                let n = api
+                    .nodes
+                    .get_mut(node)
+                    .expect("enabled on live nodes")
+                    .make_mut();
                 let i = n
                     .node
                     .taints
@@ -653,10 +701,14 @@ impl TaintSys {
                     now,
                 );
                 s.pods.pending.push_back(Delta::Upsert(cached_pod(&p)));
-                api.pods.insert(pod.clone(), p);
+                api.pods.insert(pod.clone(), Shared::new(p));
             }
             EnvOp::BindPod { pod, node } => {
-                let p = api.pods.get_mut(pod).expect("enabled on live pods");
+                let p = api
+                    .pods
+                    .get_mut(pod)
+                    .expect("enabled on live pods")
+                    .make_mut();
                 p.pod.node_name = Some(node.clone());
                 p.bound_since = Some(now);
                 p.bump();
@@ -681,7 +733,7 @@ impl TaintSys {
                 s.history.failed.clear();
                 relist(s);
                 out.notes
-                    .push("controller restarts; informers re-list".to_string());
+                    .add(|| "controller restarts; informers re-list".to_string());
             }
             EnvOp::FailNextCall => s.env.fail_next = true,
             _ => unreachable!("only called for Restart and FailNextCall"),
@@ -690,12 +742,16 @@ impl TaintSys {
 
     fn update_pod(
         api: &mut ApiServer,
-        pending: &mut std::collections::VecDeque<Delta<PodKey, CachedPod>>,
+        pending: &mut std::collections::VecDeque<Delta<PodKey, Shared<CachedPod>>>,
         key: &PodKey,
         now: Time,
         f: impl FnOnce(&mut Pod),
     ) {
-        let p = api.pods.get_mut(key).expect("enabled on live pods");
+        let p = api
+            .pods
+            .get_mut(key)
+            .expect("enabled on live pods")
+            .make_mut();
         f(&mut p.pod);
         p.changed_at = now;
         p.bump();
@@ -740,18 +796,18 @@ fn waits_only_for_timers(ctrl: &Controller) -> bool {
             .all(|w| matches!(w.phase, WorkPhase::Armed | WorkPhase::Backoff { .. }))
 }
 
-fn cached_node(n: &ApiNode) -> CachedNode {
-    CachedNode {
+fn cached_node(n: &ApiNode) -> Shared<CachedNode> {
+    Shared::new(CachedNode {
         node: n.node.clone(),
         taint_since: n.taint_since.clone(),
-    }
+    })
 }
 
-fn cached_pod(p: &ApiPod) -> CachedPod {
-    CachedPod {
+fn cached_pod(p: &ApiPod) -> Shared<CachedPod> {
+    Shared::new(CachedPod {
         pod: p.pod.clone(),
         bound_since: p.bound_since,
-    }
+    })
 }
 
 /// A (re)started controller's informers: empty caches and an initial list of every API object
@@ -785,16 +841,12 @@ impl stateright::Model for TaintSys {
             actions.push(Action::InformerDeliverPod);
         }
         if s.nodes.unsynced == 0 && s.pods.unsynced == 0 {
-            let mut steps = Vec::new();
-            s.ctrl.enabled_steps(s.now, &mut steps);
-            actions.extend(steps.into_iter().map(Action::Controller));
+            s.ctrl.enabled_steps(s.now, actions);
             for r in s.ctrl.pending_requests() {
                 actions.push(Action::ApiRespond(r.id));
             }
         }
-        let mut ops = Vec::new();
-        self.env_ops(s, &mut ops);
-        actions.extend(ops.into_iter().map(Action::Env));
+        self.env_ops(s, actions);
         if self.quiescent(s) {
             if let Some(t) = self.next_instant(s) {
                 actions.push(Action::Tick(t));
@@ -803,7 +855,7 @@ impl stateright::Model for TaintSys {
     }
 
     fn next_state(&self, s: &SysState, action: Action) -> Option<SysState> {
-        self.transition(s, &action).map(|(next, _)| next)
+        self.successor(s, &action)
     }
 
     fn format_action(&self, action: &Action) -> String {

@@ -200,39 +200,38 @@ fn converged_when_quiescent(m: &TaintSys, s: &SysState) -> bool {
 /// (client-go's "never handed out twice"); and every item sits on, and is handled by, the shard
 /// its node name hashes to (semantics §3).
 fn queue_exclusive(s: &SysState) -> bool {
-    use crate::core::{shard_of, Worker};
+    use crate::core::{shard_of, PodItem, Worker};
+    use smallvec::SmallVec;
     let ctrl = &s.ctrl;
     let workers = ctrl.shards().len();
-    let mut nodes: Vec<&str> = Vec::new();
-    let mut pods: Vec<&crate::core::PodItem> = Vec::new();
+    // On the stack: this runs on every state.
+    let mut nodes: SmallVec<[&str; 8]> = SmallVec::new();
+    let mut pods: SmallVec<[&PodItem; 8]> = SmallVec::new();
     let (held_node, held_pod) = ctrl.held();
     nodes.extend(held_node.map(|n| &**n));
     pods.extend(held_pod);
     for (i, shard) in ctrl.shards().busy() {
-        let mut here_nodes: Vec<&str> = shard.nodes.iter().map(|n| &**n).collect();
-        let mut here_pods: Vec<&crate::core::PodItem> = shard.pods.iter().collect();
+        let (node_from, pod_from) = (nodes.len(), pods.len());
+        nodes.extend(shard.nodes.iter().map(|n| &**n));
+        pods.extend(shard.pods.iter());
         match &shard.worker {
             Worker::Idle => {}
-            Worker::Draining { pod } => here_pods.push(pod),
+            Worker::Draining { pod } => pods.push(pod),
             Worker::Node { node, then, .. } => {
-                here_nodes.push(node);
-                here_pods.extend(then);
+                nodes.push(node);
+                pods.extend(then);
             }
         }
-        if here_nodes.iter().any(|n| shard_of(n, workers) != i)
-            || here_pods
+        if nodes[node_from..].iter().any(|n| shard_of(n, workers) != i)
+            || pods[pod_from..]
                 .iter()
                 .any(|p| shard_of(p.node_str(), workers) != i)
         {
             return false;
         }
-        nodes.extend(here_nodes);
-        pods.extend(here_pods);
     }
-    let in_processing = nodes.iter().all(|n| {
-        ctrl.node_queue()
-            .is_processing(&crate::api::NodeName::from(*n))
-    }) && pods.iter().all(|p| ctrl.pod_queue().is_processing(p));
+    let in_processing = nodes.iter().all(|n| ctrl.node_queue().is_processing(*n))
+        && pods.iter().all(|p| ctrl.pod_queue().is_processing(*p));
     nodes.sort_unstable();
     pods.sort_unstable();
     let distinct = nodes.windows(2).all(|w| w[0] != w[1]) && pods.windows(2).all(|w| w[0] != w[1]);

@@ -7,7 +7,8 @@ use super::shortest;
 use super::TaintSys;
 use serde::Serialize;
 use stateright::{Checker, Model};
-use std::time::Instant;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
 
 /// How to explore.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,7 +146,7 @@ impl Report {
 pub fn run(
     model: TaintSys,
     opts: &RunOptions,
-    mut progress: impl FnMut(usize, usize, usize),
+    mut progress: impl FnMut(usize, usize, usize) + Send,
 ) -> Report {
     let profile = model.profile.name;
     let config = model.config.name.clone();
@@ -169,22 +170,28 @@ pub fn run(
             Box::new(b.spawn_simulation(opts.seed, stateright::UniformChooser))
         }
     };
-    let mut last = Instant::now();
-    while !checker.is_done() {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        if last.elapsed().as_secs() >= 1 {
-            last = Instant::now();
-            progress(
-                checker.state_count(),
-                checker.unique_state_count(),
-                checker.max_depth(),
-            );
-        }
-    }
+    // The checker's threads are joined here, not polled, so the time ends when they do; the
+    // progress thread wakes once a second until told they are done.
     let mut checker = checker;
-    for h in checker.handles() {
-        h.join().expect("checker thread panicked");
-    }
+    let handles = checker.handles();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        let checker = &checker;
+        scope.spawn(move || {
+            while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(Duration::from_secs(1))
+            {
+                progress(
+                    checker.state_count(),
+                    checker.unique_state_count(),
+                    checker.max_depth(),
+                );
+            }
+        });
+        for h in handles {
+            h.join().expect("checker thread panicked");
+        }
+        drop(done);
+    });
     // Exploration time only: the shortest-counterexample pass below is not part of the rate.
     let seconds = start.elapsed().as_secs_f64();
     let mut discoveries = checker.discoveries();

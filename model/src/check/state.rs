@@ -2,7 +2,7 @@
 //! streams that lag, and the caches they fill), the environment's budget, and the history
 //! variables the properties read.
 //!
-//! Everything is ordered (`BTreeMap`, `VecDeque`) and small, so states hash deterministically.
+//! Everything is ordered (`SmallMap`, `VecDeque`) and small, so states hash deterministically.
 //! Spec: MODEL-S1..MODEL-S6 (specs/spec.md, "State variables").
 
 use super::symmetry::Symmetry;
@@ -10,8 +10,9 @@ use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::Controller;
 use crate::matching;
 use crate::shared::Shared;
+use crate::small_map::SmallMap;
 use crate::time::Time;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// One state of the whole system. Spec: MODEL-S1.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -34,8 +35,10 @@ pub struct SysState {
 /// The API server's objects: the truth every cache lags behind. Spec: MODEL-S2.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ApiServer {
-    pub nodes: BTreeMap<NodeName, ApiNode>,
-    pub pods: BTreeMap<PodKey, ApiPod>,
+    /// Each object is shared, like the caches' entries and the watch events in flight: a
+    /// change to one object copies that object and the map's pointers, not every object.
+    pub nodes: SmallMap<NodeName, Shared<ApiNode>>,
+    pub pods: SmallMap<PodKey, Shared<ApiPod>>,
     /// The next UID to hand out (UIDs are `<name>-<n>`; n never repeats within a behaviour).
     pub next_uid: u16,
 }
@@ -98,8 +101,8 @@ pub enum Delta<K, V> {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Informer<K: Ord, V> {
     /// Shared between states until a delivery changes it ([`Shared::make_mut`]).
-    pub cache: Shared<BTreeMap<K, V>>,
-    pub pending: VecDeque<Delta<K, V>>,
+    pub cache: Shared<SmallMap<K, Shared<V>>>,
+    pub pending: VecDeque<Delta<K, Shared<V>>>,
     /// After a restart: how many initial-list events at the head of `pending` remain; the
     /// controller's workers wait for zero (upstream `WaitForCacheSync`).
     pub unsynced: u16,
@@ -199,8 +202,9 @@ impl ApiServer {
             if p.exposed_in_api {
                 continue;
             }
-            if let Some(n) = p.pod.node_name.as_ref().and_then(|n| nodes.get(n)) {
-                p.exposed_in_api = matching::exposed(&n.node, &p.pod, comparison_operators);
+            let node = p.pod.node_name.as_ref().and_then(|n| nodes.get(n));
+            if node.is_some_and(|n| matching::exposed(&n.node, &p.pod, comparison_operators)) {
+                p.make_mut().exposed_in_api = true;
             }
         }
     }

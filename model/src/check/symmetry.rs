@@ -197,18 +197,21 @@ impl SysState {
         let api = s.api.make_mut();
         if !api.nodes.is_empty() {
             api.nodes = std::mem::take(&mut api.nodes)
-                .into_values()
-                .map(|mut n| {
-                    n.node.name = r.node(&n.node.name);
-                    (n.node.name.clone(), n)
+                .into_iter()
+                .map(|(_, mut n)| {
+                    let name = r.node(&n.node.name);
+                    n.make_mut().node.name = name.clone();
+                    (name, n)
                 })
                 .collect();
         }
         api.pods = std::mem::take(&mut api.pods)
-            .into_values()
-            .map(|mut p| {
-                p.pod = r.pod(&p.pod);
-                (p.pod.key.clone(), p)
+            .into_iter()
+            .map(|(_, mut p)| {
+                let pod = r.pod(&p.pod);
+                let key = pod.key.clone();
+                p.make_mut().pod = pod;
+                (key, p)
             })
             .collect();
         s.nodes.cache = Shared::new(
@@ -217,14 +220,18 @@ impl SysState {
                 .values()
                 .map(|n| {
                     let mut n = n.clone();
-                    n.node.name = r.node(&n.node.name);
-                    (n.node.name.clone(), n)
+                    let name = r.node(&n.node.name);
+                    n.make_mut().node.name = name.clone();
+                    (name, n)
                 })
                 .collect(),
         );
         for d in &mut s.nodes.pending {
             match d {
-                Delta::Upsert(n) => n.node.name = r.node(&n.node.name),
+                Delta::Upsert(n) => {
+                    let name = r.node(&n.node.name);
+                    n.make_mut().node.name = name;
+                }
                 Delta::Delete(name) => *name = r.node(name),
             }
         }
@@ -234,14 +241,19 @@ impl SysState {
                 .values()
                 .map(|p| {
                     let mut p = p.clone();
-                    p.pod = r.pod(&p.pod);
-                    (p.pod.key.clone(), p)
+                    let pod = r.pod(&p.pod);
+                    let key = pod.key.clone();
+                    p.make_mut().pod = pod;
+                    (key, p)
                 })
                 .collect(),
         );
         for d in &mut s.pods.pending {
             match d {
-                Delta::Upsert(p) => p.pod = r.pod(&p.pod),
+                Delta::Upsert(p) => {
+                    let pod = r.pod(&p.pod);
+                    p.make_mut().pod = pod;
+                }
                 Delta::Delete(k) => *k = r.key(k),
             }
         }

@@ -300,13 +300,13 @@ impl Controller {
     /// Every step enabled at `now`, in a fixed order: dispatchers, then workers by index, then
     /// due timers, work starts and completions by id. Under [`ImmediatePath::TwoNows`] a worker
     /// step that may reach the immediate path is offered once per [`Immediate`] outcome.
-    pub fn enabled_steps(&self, now: Time, out: &mut Vec<Step>) {
+    pub fn enabled_steps<A: From<Step>>(&self, now: Time, out: &mut Vec<A>) {
         if self.dispatch_enabled(self.node_held.as_deref(), self.node_queue.len(), true) {
-            out.push(Step::DispatchNode);
+            out.push(Step::DispatchNode.into());
         }
         let pod_node = self.pod_held.as_ref().map(PodItem::node_str);
         if self.dispatch_enabled(pod_node, self.pod_queue.len(), false) {
-            out.push(Step::DispatchPod);
+            out.push(Step::DispatchPod.into());
         }
         for (worker, shard) in self.shards.busy() {
             match &shard.worker {
@@ -314,25 +314,34 @@ impl Controller {
                     for pick in
                         shards::worker_choices(!shard.nodes.is_empty(), !shard.pods.is_empty())
                     {
-                        out.push(match pick {
-                            Pick::Node => Step::WorkerTakeNode(worker),
-                            Pick::Pod => Step::WorkerTakePod(worker),
-                        });
+                        out.push(
+                            match pick {
+                                Pick::Node => Step::WorkerTakeNode(worker),
+                                Pick::Pod => Step::WorkerTakePod(worker),
+                            }
+                            .into(),
+                        );
                     }
                 }
                 busy => {
                     for pick in 0..self.picks(busy) {
-                        out.push(Step::WorkerContinue {
-                            worker,
-                            immediate: Immediate::Nil,
-                            pick,
-                        });
-                        if self.may_reach_immediate_timer(shard, busy, pick) {
-                            out.push(Step::WorkerContinue {
+                        out.push(
+                            Step::WorkerContinue {
                                 worker,
-                                immediate: Immediate::Timer,
+                                immediate: Immediate::Nil,
                                 pick,
-                            });
+                            }
+                            .into(),
+                        );
+                        if self.may_reach_immediate_timer(shard, busy, pick) {
+                            out.push(
+                                Step::WorkerContinue {
+                                    worker,
+                                    immediate: Immediate::Timer,
+                                    pick,
+                                }
+                                .into(),
+                            );
                         }
                     }
                 }
@@ -340,17 +349,17 @@ impl Controller {
         }
         for (id, w) in self.timed.works() {
             if w.timer_due().is_some_and(|due| due <= now) {
-                out.push(Step::FireTimer(id.timer()));
+                out.push(Step::FireTimer(id.timer()).into());
             }
         }
         for (id, w) in self.timed.works() {
             if w.phase == WorkPhase::Spawned {
-                out.push(Step::StartWork(*id));
+                out.push(Step::StartWork(*id).into());
             }
         }
         for (id, w) in self.timed.works() {
             if matches!(w.phase, WorkPhase::Finished { .. }) {
-                out.push(Step::CompleteWork(*id));
+                out.push(Step::CompleteWork(*id).into());
             }
         }
     }

@@ -5,7 +5,7 @@
 use super::controller::Worker;
 use super::intake::PodItem;
 use crate::api::NodeName;
-use std::collections::VecDeque;
+use smallvec::SmallVec;
 
 /// FNV-1a, 32 bit (offset basis `0x811c9dc5`, prime `16777619`), over the UTF-8 bytes.
 pub fn fnv1a32(bytes: &[u8]) -> u32 {
@@ -45,11 +45,66 @@ pub fn drain_first(node_channel_len: usize) -> Pick {
     }
 }
 
+/// A bounded channel's buffer, oldest first. Upstream's buffers hold 10 node and 1 pod item, so
+/// the first two are stored inline: a model state or oracle branch copies a shard holding one
+/// item without an allocation. Taking the oldest shifts the rest, at most a capacity's worth.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Channel<T>(SmallVec<[T; 2]>);
+
+impl<T> Default for Channel<T> {
+    fn default() -> Self {
+        Channel::new()
+    }
+}
+
+impl<T> Channel<T> {
+    pub const fn new() -> Self {
+        Channel(SmallVec::new_const())
+    }
+
+    pub fn push_back(&mut self, item: T) {
+        self.0.push(item);
+    }
+
+    pub fn pop_front(&mut self) -> Option<T> {
+        (!self.0.is_empty()).then(|| self.0.remove(0))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.0.iter_mut()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Channel<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// One shard: its two bounded channels and its worker. Spec: CORE-S5, CORE-S6.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Shard {
-    pub nodes: VecDeque<NodeName>,
-    pub pods: VecDeque<PodItem>,
+    pub nodes: Channel<NodeName>,
+    pub pods: Channel<PodItem>,
     pub worker: Worker,
 }
 
@@ -62,8 +117,8 @@ impl Shard {
 
 /// An idle shard, for the workers [`Shards`] does not store.
 static IDLE: Shard = Shard {
-    nodes: VecDeque::new(),
-    pods: VecDeque::new(),
+    nodes: Channel::new(),
+    pods: Channel::new(),
     worker: Worker::Idle,
 };
 

@@ -86,7 +86,10 @@ impl<T: Ord + Clone> WorkQueue<T> {
     }
 
     /// True iff `item` was handed out and not yet `done`.
-    pub fn is_processing(&self, item: &T) -> bool {
+    pub fn is_processing<Q: Ord + ?Sized>(&self, item: &Q) -> bool
+    where
+        T: std::borrow::Borrow<Q>,
+    {
         matches!(
             self.marks.get(item),
             Some(Mark::Processing | Mark::ProcessingDirty)

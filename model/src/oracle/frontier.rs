@@ -286,6 +286,12 @@ enum Move {
     Step(Step),
 }
 
+impl From<Step> for Move {
+    fn from(step: Step) -> Move {
+        Move::Step(step)
+    }
+}
+
 /// Why a behaviour ended: at `at` it owed `output`, which the trace does not show then.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Death {
@@ -321,9 +327,7 @@ impl Machine {
         if !s.pods.is_empty() {
             sc.moves.push(Move::DeliverPod);
         }
-        sc.steps.clear();
-        s.ctrl.enabled_steps(now, &mut sc.steps);
-        sc.moves.extend(sc.steps.drain(..).map(Move::Step));
+        s.ctrl.enabled_steps(now, &mut sc.moves);
     }
 
     /// Follows `s` through steps that are its only move while its pipeline is busy (a chain
@@ -365,7 +369,7 @@ impl Machine {
     /// Every successor of `s` by the moves in `sc.moves`, into `sc.next`, the last one built
     /// from `s` itself (no clone in a chain).
     fn successors(&self, s: State, now: Time, truth: &Truth, sc: &mut Scratch) {
-        let Scratch { moves, next, .. } = sc;
+        let Scratch { moves, next } = sc;
         let Some(last) = moves.pop() else {
             return;
         };
@@ -746,7 +750,6 @@ impl Machine {
 struct Scratch {
     /// The moves of the state [`Machine::chain`] stopped at.
     moves: Vec<Move>,
-    steps: Vec<Step>,
     /// Successors not yet admitted.
     next: Vec<State>,
 }
