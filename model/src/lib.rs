@@ -18,26 +18,22 @@
 //! on its own behalf. Inputs come in as arguments, decisions go out as values.
 
 pub mod admission;
-pub mod api;
-pub mod api_server;
 pub mod check;
 pub mod conformance;
-pub mod core;
 pub mod explain;
 pub mod field;
-pub mod fx;
 pub mod manifest;
-pub mod matching;
 pub mod oracle;
-pub mod profile;
 pub mod recording;
 pub mod scenario;
 pub mod scheduler;
-pub mod shared;
-pub mod small_map;
-#[cfg(any(test, feature = "proptest"))]
-pub mod strategies;
 pub mod taint_syntax;
-pub mod time;
 pub mod trace;
 pub mod validate;
+
+// The sans-IO core lives in its own crate, so that the compiler keeps every decision there; its
+// modules are re-exported under the paths the model, the runtime and the oracle use.
+pub use taintcheck_core as core;
+#[cfg(any(test, feature = "proptest"))]
+pub use taintcheck_core::strategies;
+pub use taintcheck_core::{api, api_server, fx, matching, profile, shared, small_map, time};

@@ -10,7 +10,6 @@
 use crate::api::{Name, Taint, TaintEffect};
 use crate::field::go_quote;
 use crate::validate::{label_key_errors, label_value_errors};
-use std::fmt;
 
 /// One `kubectl taint` argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -173,18 +172,6 @@ pub fn already_existing(old: &[Taint], to_add: &[Taint]) -> String {
         .flat_map(|t| old.iter().filter(|o| o.same_identity(t)).map(|_| &*t.key))
         .collect();
     keys.join(",")
-}
-
-impl fmt::Display for Taint {
-    /// Upstream `Taint.ToString`: `key=value:effect`, `key:effect`, `key=value:`, or `key`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let effect = self.effect.as_str();
-        match (self.value.is_empty(), effect.is_empty()) {
-            (false, _) => write!(f, "{}={}:{}", self.key, self.value, effect),
-            (true, false) => write!(f, "{}:{}", self.key, effect),
-            (true, true) => f.write_str(&self.key),
-        }
-    }
 }
 
 /// The inverse of `Display for Taint` for keys and values without `:` or `=` (which validation

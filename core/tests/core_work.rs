@@ -2,11 +2,11 @@
 //! (spec CORE-A8..CORE-A14, profiles PROFILE-3..PROFILE-10). Timelines are snapshotted.
 
 use std::fmt::Write as _;
-use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use taintcheck_model::core::driver::Driver;
-use taintcheck_model::core::{Effect, Note, Step, Verb};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::time::{Duration, Time};
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_core::driver::Driver;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_core::{Effect, Note, Step, Verb};
 
 fn node(tainted: bool) -> Node {
     Node {

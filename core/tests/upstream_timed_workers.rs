@@ -4,14 +4,12 @@
 //! clock is the virtual `now`.
 
 use std::sync::Arc;
-use taintcheck_model::api::{Pod, PodKey, ResourceVersion, Uid};
-use taintcheck_model::core::driver::Cluster;
-use taintcheck_model::core::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
-use taintcheck_model::core::{
-    work, ApiResult, Arrivals, Effect, EventKind, FetchedPod, Verb, WorkId,
-};
-use taintcheck_model::profile::{CompletionPolicy, Profile};
-use taintcheck_model::time::Time;
+use taintcheck_core::api::{Pod, PodKey, ResourceVersion, Uid};
+use taintcheck_core::driver::Cluster;
+use taintcheck_core::profile::{CompletionPolicy, Profile};
+use taintcheck_core::time::Time;
+use taintcheck_core::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
+use taintcheck_core::{work, ApiResult, Arrivals, Effect, EventKind, FetchedPod, Verb, WorkId};
 
 /// The successful answer to the request work `id` waits for, if any (the Go tests' fake client
 /// succeeds at everything).

@@ -1,10 +1,10 @@
 //! `tolerates`, `matching_tolerations` and `verdict` on a pod with 10 tolerations and a node with
-//! 5 taints, the shape issue 2 asks about. Run: `cargo bench -p taintcheck-model --bench matching`.
+//! 5 taints, the shape issue 2 asks about. Run: `cargo bench -p taintcheck-core --bench matching`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use taintcheck_model::api::{Taint, TaintEffect, Toleration};
-use taintcheck_model::matching::{matching_tolerations, tolerates, verdict};
+use taintcheck_core::api::{Taint, TaintEffect, Toleration};
+use taintcheck_core::matching::{matching_tolerations, tolerates, verdict};
 
 /// Five NoExecute taints, and ten tolerations of which the last few do the tolerating, so every
 /// taint scans most of the list (the realistic worst case for first-match order).

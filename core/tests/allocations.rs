@@ -5,14 +5,14 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use taintcheck_model::core::driver::Cluster;
-use taintcheck_model::core::handlers::{handle_node_update, TaintedNodes};
-use taintcheck_model::core::Arrivals;
-use taintcheck_model::core::{Immediate, TimedQueue};
-use taintcheck_model::matching::{tolerates, verdict, TolerationTime, Verdict};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::time::Time;
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_core::driver::Cluster;
+use taintcheck_core::handlers::{handle_node_update, TaintedNodes};
+use taintcheck_core::matching::{tolerates, verdict, TolerationTime, Verdict};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Time;
+use taintcheck_core::Arrivals;
+use taintcheck_core::{Immediate, TimedQueue};
 
 struct Counting;
 
@@ -142,7 +142,7 @@ fn tolerates_and_verdict_never_allocate() {
         Some(TaintEffect::NoExecute),
         Some(60),
     );
-    gt.operator = taintcheck_model::api::Operator::Gt;
+    gt.operator = taintcheck_core::api::Operator::Gt;
     tolerations.push(gt);
 
     let before = allocations();
@@ -158,7 +158,7 @@ fn tolerates_and_verdict_never_allocate() {
     assert_eq!(
         v,
         Verdict::Tolerated(TolerationTime::After(
-            taintcheck_model::time::Duration::from_secs(60)
+            taintcheck_core::time::Duration::from_secs(60)
         ))
     );
     assert_eq!(

@@ -17,7 +17,7 @@ pub struct WorkId(pub u32);
 pub struct TimerId(pub u32);
 
 /// An API request. A work has at most one outstanding request, so the id is the work's; a
-/// response for a request that is no longer pending (e.g. after [`crate::core::Controller::restarted`])
+/// response for a request that is no longer pending (e.g. after [`crate::Controller::restarted`])
 /// must not be delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RequestId(pub u32);
@@ -177,7 +177,7 @@ pub enum Note {
 pub enum Effect {
     /// Record a Kubernetes event.
     Event(EventRecord),
-    /// Send an API request; answer with [`crate::core::Controller::api_responded`].
+    /// Send an API request; answer with [`crate::Controller::api_responded`].
     Api(ApiRequest),
     /// Arm (or re-arm) a timer; fire it with `Step::FireTimer` at `fire_at`. Spec: CORE-E3.
     ArmTimer { id: TimerId, fire_at: Time },

@@ -4,13 +4,13 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
-use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use taintcheck_model::core::driver::Cluster;
-use taintcheck_model::core::handlers::{handle_node_update, TaintedNodes};
-use taintcheck_model::core::Arrivals;
-use taintcheck_model::core::{Immediate, TimedQueue};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::time::Time;
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_core::driver::Cluster;
+use taintcheck_core::handlers::{handle_node_update, TaintedNodes};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Time;
+use taintcheck_core::Arrivals;
+use taintcheck_core::{Immediate, TimedQueue};
 
 const PODS: usize = 110;
 

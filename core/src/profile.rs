@@ -57,7 +57,7 @@ pub struct Profile {
 pub enum ImmediatePath {
     /// ≤ 1.29: `time.Now(), time.Now()`. The delay is a few ns and usually positive, so a real
     /// timer and a non-nil entry are created; on a coarse clock it is 0 and the nil entry is used.
-    /// The caller chooses per step ([`crate::core::Immediate`]) so the model explores both.
+    /// The caller chooses per step ([`crate::Immediate`]) so the model explores both.
     TwoNows,
     /// PR #123026 (1.30+): `now, now`; the delay is exactly 0 and the entry is always nil.
     SameNow,
@@ -120,7 +120,7 @@ pub enum DeadlinePolicy {
     /// `now`, which never happens on a real clock (N9, T2, T3).
     FirstWins,
     /// Fixed design: the deadline is the earliest legal eviction `E` (spec EVICT-2) computed from
-    /// the controller's own arrival record ([`crate::core::Arrivals`]): per taint its first
+    /// the controller's own arrival record ([`crate::Arrivals`]): per taint its first
     /// observation plus its toleration's time, from the pod's arrival at the earliest. It moves
     /// earlier or later on every change, and the re-check re-derives it before every request.
     EarliestLegal,
@@ -186,7 +186,7 @@ impl Profile {
         }
     }
 
-    /// Whether the controller keeps the arrival record ([`crate::core::Arrivals`], CORE-S9) that
+    /// Whether the controller keeps the arrival record ([`crate::Arrivals`], CORE-S9) that
     /// [`DeadlinePolicy::EarliestLegal`] and the re-check read. Upstream profiles keep none, so
     /// their states are unchanged.
     pub fn keeps_arrivals(&self) -> bool {

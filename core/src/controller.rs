@@ -781,8 +781,8 @@ fn after(then: Option<PodItem>) -> Worker {
 mod tests {
     use super::*;
     use crate::api::{PodKey, TaintEffect, Toleration, Uid};
-    use crate::core::driver::Cluster;
-    use crate::core::{Effect, Note};
+    use crate::driver::Cluster;
+    use crate::{Effect, Note};
 
     fn tainted(name: &str) -> Node {
         Node {
@@ -1066,7 +1066,7 @@ mod tests {
             );
             c.step(timer, &view, Time(0), &mut out);
             let entry = c.timed_queue().entries().values().last().cloned();
-            let timer_entry = matches!(entry, Some(crate::core::Entry::Timer { .. }));
+            let timer_entry = matches!(entry, Some(crate::Entry::Timer { .. }));
             assert_eq!(timer_entry, offered, "{}", profile.name);
         }
     }
@@ -1152,7 +1152,7 @@ mod tests {
     fn deletes(effects: &[Effect]) -> usize {
         effects
             .iter()
-            .filter(|e| matches!(e, Effect::Api(r) if r.verb == crate::core::Verb::Delete))
+            .filter(|e| matches!(e, Effect::Api(r) if r.verb == crate::Verb::Delete))
             .count()
     }
 
@@ -1176,7 +1176,7 @@ mod tests {
         // The live read (GET pod, GET node) passes: the API shows the taint.
         let patch = loop {
             let req = c.pending_requests().next().cloned().expect("a request");
-            if req.verb == crate::core::Verb::PatchDisruptionTarget {
+            if req.verb == crate::Verb::PatchDisruptionTarget {
                 break req;
             }
             let answer = crate::api_server::answer_from_view(&req, &view);
@@ -1238,8 +1238,8 @@ mod tests {
 
     mod explore {
         use super::*;
-        use crate::core::{ApiResult, Entry};
         use crate::strategies;
+        use crate::{ApiResult, Entry};
         use proptest::prelude::*;
 
         /// One thing the environment or the scheduler does.

@@ -5,7 +5,7 @@
 //! [`Write`] to its own store. Spec: API-1 (specs/spec.md).
 
 use crate::api::{Node, Pod, ResourceVersion};
-use crate::core::{ApiRequest, ApiResult, ClusterView, FetchedPod, Verb};
+use crate::{ApiRequest, ApiResult, ClusterView, FetchedPod, Verb};
 use std::sync::Arc;
 
 /// The pod object a server holds under the request's name.

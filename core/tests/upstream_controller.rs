@@ -13,11 +13,11 @@
 #![allow(clippy::type_complexity)]
 
 use std::fmt::Write as _;
-use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use taintcheck_model::core::driver::Driver;
-use taintcheck_model::core::{Effect, Verb};
-use taintcheck_model::profile::{DeleteSequence, Profile};
-use taintcheck_model::time::Duration;
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_core::driver::Driver;
+use taintcheck_core::profile::{DeleteSequence, Profile};
+use taintcheck_core::time::Duration;
+use taintcheck_core::{Effect, Verb};
 
 /// Upstream `timeForControllerToProgress`.
 const PROGRESS: Duration = Duration(500);
@@ -445,10 +445,7 @@ fn update_node_with_multiple_taints() {
         for (i, (taints, expect_queued)) in steps.into_iter().enumerate() {
             d.put_node(node(taints));
             d.settle();
-            let is_queued = matches!(
-                queued(&d),
-                Some(taintcheck_model::core::Entry::Timer { .. })
-            );
+            let is_queued = matches!(queued(&d), Some(taintcheck_core::Entry::Timer { .. }));
             if profile.name == "v1.18" && i == 3 {
                 assert!(
                     is_queued,
@@ -607,7 +604,7 @@ fn pod_deletion_event_latest() {
 /// `matching`, whose `min_toleration_time` is upstream's `getMinTolerationTime`.
 #[test]
 fn get_min_toleration_time() {
-    use taintcheck_model::matching::{min_toleration_time, TolerationTime};
+    use taintcheck_core::matching::{min_toleration_time, TolerationTime};
     let after = |ms| TolerationTime::After(Duration(ms));
     let cases: [(&[Option<i64>], TolerationTime); 5] = [
         (&[], after(0)),

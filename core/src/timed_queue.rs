@@ -679,7 +679,7 @@ mod tests {
         assert_eq!(out, [Effect::CancelTimer { id: TimerId(1) }]);
     }
 
-    use super::super::effect::TimerId;
+    use crate::effect::TimerId;
 
     #[test]
     fn completion_policies_n3_n4() {

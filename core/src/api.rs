@@ -351,3 +351,15 @@ pub struct Pod {
     pub node_name: Option<NodeName>,
     pub tolerations: Vec<Toleration>,
 }
+
+impl fmt::Display for Taint {
+    /// Upstream `Taint.ToString` (spec TAINT-4): `key=value:effect`, `key:effect`, `key=value:`, or `key`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let effect = self.effect.as_str();
+        match (self.value.is_empty(), effect.is_empty()) {
+            (false, _) => write!(f, "{}={}:{}", self.key, self.value, effect),
+            (true, false) => write!(f, "{}:{}", self.key, effect),
+            (true, true) => f.write_str(&self.key),
+        }
+    }
+}

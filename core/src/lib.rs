@@ -1,5 +1,12 @@
-//! The sans-IO core of the NoExecute taint manager: upstream's controller as pure transition
-//! functions over ordered state (spec: specs/spec.md, "Controller"; profiles: specs/profiles.md).
+//! taintcheck-core: the sans-IO core of the NoExecute taint manager. Upstream's controller as
+//! pure transition functions over ordered state (spec: specs/spec.md, "Controller"; profiles:
+//! specs/profiles.md), with the objects it reads ([`api`], [`time`]), the one copy of toleration
+//! matching ([`matching`]), the version profiles ([`profile`]) and the API server's answers
+//! ([`api_server`]).
+//!
+//! Every decision about taints, tolerations, queues and timers lives in this crate; the model,
+//! the runtime and the oracle drive it. It reads no clock, spawns no thread, sleeps never and
+//! performs no I/O: inputs come in as arguments, decisions go out as values.
 //!
 //! Components, each usable alone (the runtime wraps them in its own locks and threads):
 //! [`workqueue`] (client-go queue), [`intake`] (`NodeUpdated`/`PodUpdated`), [`shards`] (FNV
@@ -35,6 +42,17 @@
 //! Identity: a work takes the smallest free [`WorkId`]; its timer ([`TimerId`]) and its one
 //! outstanding request ([`RequestId`]) carry the same number, so states that differ only in
 //! history compare equal. `ArmTimer` for an armed id replaces that timer.
+
+pub mod api;
+pub mod api_server;
+pub mod fx;
+pub mod matching;
+pub mod profile;
+pub mod shared;
+pub mod small_map;
+#[cfg(any(test, feature = "proptest"))]
+pub mod strategies;
+pub mod time;
 
 pub mod arrivals;
 pub mod controller;
