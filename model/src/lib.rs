@@ -30,6 +30,7 @@ pub mod scheduler;
 pub mod taint_syntax;
 pub mod trace;
 pub mod validate;
+pub mod yaml;
 
 // The sans-IO core lives in its own crate, so that the compiler keeps every decision there; its
 // modules are re-exported under the paths the model, the runtime and the oracle use.

@@ -4,10 +4,16 @@
 //!
 //! Spec: MODEL-CFG (specs/spec.md, "Configurations").
 
-use crate::api::{Operator, PodKey, Taint, TaintEffect, Toleration};
-use saphyr::{LoadableYamlNode, MarkedYamlOwned, ScalarOwned, YamlDataOwned};
+mod read;
+
+use crate::api::{PodKey, Taint, TaintEffect, Toleration};
+use crate::field::FieldPath;
+use crate::yaml::Error;
 use std::collections::BTreeSet;
-use std::fmt;
+
+/// A configuration's problems, each printed `file:line: field.path: message` (a command-line
+/// value's without a line).
+pub use crate::yaml::Errors as ConfigErrors;
 
 /// The named configurations shipped in `specs/configs/`, in the order `check --help` lists them.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -178,13 +184,12 @@ pub struct CheckConfig {
 
 impl CheckConfig {
     /// A built-in configuration by name.
-    pub fn builtin(name: &str) -> Result<CheckConfig, ConfigError> {
+    pub fn builtin(name: &str) -> Result<CheckConfig, ConfigErrors> {
         let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| {
             let names: Vec<_> = BUILTIN.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-            ConfigError::new(
+            unlocated(
                 "--config",
-                0,
-                "",
+                FieldPath::root(),
                 format!(
                     "Unsupported value: \"{name}\": supported values: {}",
                     names.join(", ")
@@ -195,10 +200,11 @@ impl CheckConfig {
     }
 
     /// A configuration by built-in name or by path to a YAML file.
-    pub fn load(name_or_path: &str) -> Result<CheckConfig, ConfigError> {
+    pub fn load(name_or_path: &str) -> Result<CheckConfig, ConfigErrors> {
         if name_or_path.ends_with(".yaml") || name_or_path.contains('/') {
             let text = std::fs::read_to_string(name_or_path).map_err(|e| {
-                ConfigError::new(name_or_path, 0, "", format!("cannot read file: {e}"))
+                let message = format!("cannot read file: {e}");
+                unlocated(name_or_path, FieldPath::root(), message)
             })?;
             let stem = std::path::Path::new(name_or_path)
                 .file_stem()
@@ -211,83 +217,71 @@ impl CheckConfig {
     }
 
     /// Parses a configuration document; `file` names it in error messages.
-    pub fn parse(file: &str, name: &str, text: &str) -> Result<CheckConfig, ConfigError> {
-        let docs = MarkedYamlOwned::load_from_str(text).map_err(|e| {
-            ConfigError::new(
-                file,
-                e.marker().line(),
-                "",
-                format!("invalid YAML: {}", e.info()),
-            )
-        })?;
-        let root = docs
-            .into_iter()
-            .next()
-            .ok_or_else(|| ConfigError::new(file, 0, "", "empty document".into()))?;
-        let mut r = Reader {
-            file,
-            errors: Vec::new(),
-        };
-        let cfg = r.config(name, &root);
-        match r.errors.into_iter().next() {
-            Some(e) => Err(e),
-            None => {
-                cfg.validate(file)?;
-                Ok(cfg)
-            }
-        }
+    pub fn parse(file: &str, name: &str, text: &str) -> Result<CheckConfig, ConfigErrors> {
+        read::parse(file, name, text)
     }
 
-    /// Semantic checks that span fields (references between nodes and pods).
-    pub fn validate(&self, file: &str) -> Result<(), ConfigError> {
-        let err = |path: &str, msg: String| Err(ConfigError::new(file, 0, path, msg));
+    /// The first problem between fields (references between nodes and pods, sizes a run
+    /// needs), as the field at fault and a message.
+    fn check(&self) -> Result<(), (FieldPath, String)> {
+        let err = |path: FieldPath, msg: String| Err((path, msg));
         if self.nodes.is_empty() {
-            return err("nodes", "Required value: at least one node".into());
+            return err(
+                FieldPath::new("nodes"),
+                "Required value: at least one node".into(),
+            );
         }
         if self.pods.is_empty() {
-            return err("pods", "Required value: at least one pod".into());
+            return err(
+                FieldPath::new("pods"),
+                "Required value: at least one pod".into(),
+            );
         }
         let mut seen = BTreeSet::new();
         for (i, n) in self.nodes.iter().enumerate() {
             if !seen.insert(n.name.as_str()) {
                 return err(
-                    &format!("nodes[{i}].name"),
+                    FieldPath::new("nodes").index(i).child("name"),
                     format!("Duplicate value: \"{}\"", n.name),
                 );
             }
         }
         let mut pods = BTreeSet::new();
         for (i, p) in self.pods.iter().enumerate() {
+            let path = FieldPath::new("pods").index(i);
             if !pods.insert(p.name.as_str()) {
                 return err(
-                    &format!("pods[{i}].name"),
+                    path.child("name"),
                     format!("Duplicate value: \"{}\"", p.name),
                 );
             }
             if let Some(node) = &p.node {
                 if !seen.contains(node.as_str()) {
-                    return err(&format!("pods[{i}].node"), format!("Not found: \"{node}\""));
+                    return err(path.child("node"), format!("Not found: \"{node}\""));
                 }
             }
         }
         if self.step_ms <= 0 {
             return err(
-                "step_ms",
+                FieldPath::new("step_ms"),
                 format!("Invalid value: {}: must be positive", self.step_ms),
             );
         }
         if self.horizon_ms < 0 {
             return err(
-                "horizon_ms",
+                FieldPath::new("horizon_ms"),
                 format!("Invalid value: {}: must be non-negative", self.horizon_ms),
             );
         }
         if self.workers == 0 {
-            return err("workers", "Invalid value: 0: must be positive".into());
+            return err(
+                FieldPath::new("workers"),
+                "Invalid value: 0: must be positive".into(),
+            );
         }
         if self.node_channel_capacity == 0 || self.pod_channel_capacity == 0 {
             return err(
-                "node_channel_capacity",
+                FieldPath::new("node_channel_capacity"),
                 "Invalid value: 0: channel capacities must be positive".into(),
             );
         }
@@ -295,7 +289,7 @@ impl CheckConfig {
     }
 
     /// Applies command-line overrides; each is validated like the file itself.
-    pub fn apply(&mut self, o: &Overrides) -> Result<(), ConfigError> {
+    pub fn apply(&mut self, o: &Overrides) -> Result<(), ConfigErrors> {
         if let Some(n) = o.nodes {
             self.nodes.truncate(n);
             while self.nodes.len() < n {
@@ -316,9 +310,9 @@ impl CheckConfig {
             let template = self.pods.last().cloned();
             self.pods.truncate(n);
             while self.pods.len() < n {
-                let mut p = template
-                    .clone()
-                    .ok_or_else(|| ConfigError::new("--pods", 0, "", "no pod to copy".into()))?;
+                let mut p = template.clone().ok_or_else(|| {
+                    unlocated("--pods", FieldPath::root(), "no pod to copy".into())
+                })?;
                 p.name = format!("p{}", self.pods.len() + 1);
                 self.pods.push(p);
             }
@@ -344,7 +338,8 @@ impl CheckConfig {
             pod_channel_capacity,
             processing_bound_ms
         );
-        self.validate("overrides")
+        self.check()
+            .map_err(|(path, message)| unlocated("overrides", path, message))
     }
 
     pub fn allows(&self, op: OpKind) -> bool {
@@ -383,367 +378,14 @@ pub fn parse_taint(s: &str) -> Taint {
     Taint::new(key, value, TaintEffect::NoExecute)
 }
 
-/// A configuration error, printed Kubernetes-style: `file:line: field.path: message`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub struct ConfigError {
-    pub file: String,
-    /// 1-based; 0 when the error is not tied to a line.
-    pub line: usize,
-    pub path: String,
-    pub message: String,
-}
-
-impl ConfigError {
-    fn new(file: &str, line: usize, path: &str, message: String) -> ConfigError {
-        ConfigError {
-            file: file.into(),
-            line,
-            path: path.into(),
-            message,
-        }
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if self.line > 0 {
-            write!(f, ":{}", self.line)?;
-        }
-        if self.path.is_empty() {
-            write!(f, ": {}", self.message)
-        } else {
-            write!(f, ": {}: {}", self.path, self.message)
-        }
-    }
-}
-
-/// Walks the YAML tree, collecting the first error with its line and field path.
-struct Reader<'a> {
-    file: &'a str,
-    errors: Vec<ConfigError>,
-}
-
-type Node = MarkedYamlOwned;
-
-fn line(n: &Node) -> usize {
-    n.span.start.line()
-}
-
-fn scalar(n: &Node) -> Option<&ScalarOwned> {
-    match &n.data {
-        YamlDataOwned::Value(s) => Some(s),
-        _ => None,
-    }
-}
-
-impl Reader<'_> {
-    fn fail(&mut self, n: &Node, path: &str, message: String) {
-        self.errors
-            .push(ConfigError::new(self.file, line(n), path, message));
-    }
-
-    fn fields<'n>(
-        &mut self,
-        n: &'n Node,
-        path: &str,
-        allowed: &[&str],
-    ) -> Vec<(&'n str, &'n Node)> {
-        let YamlDataOwned::Mapping(map) = &n.data else {
-            self.fail(n, path, "Invalid value: expected a mapping".into());
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for (k, v) in map {
-            let Some(ScalarOwned::String(key)) = scalar(k) else {
-                self.fail(k, path, "Invalid value: keys must be strings".into());
-                continue;
-            };
-            if !allowed.contains(&key.as_str()) {
-                let sup: Vec<_> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
-                self.fail(
-                    k,
-                    &join(path, key),
-                    format!("Unsupported field: supported fields: {}", sup.join(", ")),
-                );
-                continue;
-            }
-            out.push((key.as_str(), v));
-        }
-        out
-    }
-
-    fn seq<'n>(&mut self, n: &'n Node, path: &str) -> Vec<&'n Node> {
-        match &n.data {
-            YamlDataOwned::Sequence(s) => s.iter().collect(),
-            YamlDataOwned::Value(ScalarOwned::Null) => Vec::new(),
-            _ => {
-                self.fail(n, path, "Invalid value: expected a list".into());
-                Vec::new()
-            }
-        }
-    }
-
-    fn string(&mut self, n: &Node, path: &str) -> String {
-        match scalar(n) {
-            Some(ScalarOwned::String(s)) => s.clone(),
-            Some(ScalarOwned::Integer(i)) => i.to_string(),
-            Some(ScalarOwned::Boolean(b)) => b.to_string(),
-            _ => {
-                self.fail(n, path, "Invalid value: expected a string".into());
-                String::new()
-            }
-        }
-    }
-
-    fn int(&mut self, n: &Node, path: &str) -> i64 {
-        match scalar(n) {
-            Some(ScalarOwned::Integer(i)) => *i,
-            _ => {
-                self.fail(n, path, "Invalid value: expected an integer".into());
-                0
-            }
-        }
-    }
-
-    fn unsigned(&mut self, n: &Node, path: &str, max: u64) -> u64 {
-        let v = self.int(n, path);
-        if v < 0 || v as u64 > max {
-            self.fail(n, path, format!("Invalid value: {v}: must be in 0..={max}"));
-            return 0;
-        }
-        v as u64
-    }
-
-    /// An integer, or `null`/`forever` for "no tolerationSeconds".
-    fn seconds(&mut self, n: &Node, path: &str) -> Option<i64> {
-        match scalar(n) {
-            Some(ScalarOwned::Null) => None,
-            Some(ScalarOwned::String(s)) if s == "forever" => None,
-            _ => Some(self.int(n, path)),
-        }
-    }
-
-    fn config(&mut self, name: &str, root: &Node) -> CheckConfig {
-        let mut cfg = CheckConfig {
-            name: name.into(),
-            description: String::new(),
-            nodes: Vec::new(),
-            pods: Vec::new(),
-            taints: Vec::new(),
-            append_tolerations: Vec::new(),
-            seconds_choices: Vec::new(),
-            operations: BTreeSet::new(),
-            budget: 0,
-            step_ms: 1000,
-            horizon_ms: 3000,
-            workers: 2,
-            node_channel_capacity: 10,
-            pod_channel_capacity: 1,
-            processing_bound_ms: 100,
-        };
-        const FIELDS: &[&str] = &[
-            "description",
-            "nodes",
-            "pods",
-            "taints",
-            "append_tolerations",
-            "seconds_choices",
-            "operations",
-            "budget",
-            "step_ms",
-            "horizon_ms",
-            "workers",
-            "node_channel_capacity",
-            "pod_channel_capacity",
-            "processing_bound_ms",
-        ];
-        for (key, v) in self.fields(root, "", FIELDS) {
-            match key {
-                "description" => cfg.description = self.string(v, key).trim().to_string(),
-                "nodes" => {
-                    for (i, n) in self.seq(v, key).into_iter().enumerate() {
-                        let node = self.node(n, &format!("nodes[{i}]"));
-                        cfg.nodes.push(node);
-                    }
-                }
-                "pods" => {
-                    for (i, n) in self.seq(v, key).into_iter().enumerate() {
-                        let pod = self.pod(n, &format!("pods[{i}]"));
-                        cfg.pods.push(pod);
-                    }
-                }
-                "taints" => {
-                    for (i, t) in self.seq(v, key).into_iter().enumerate() {
-                        let s = self.string(t, &format!("taints[{i}]"));
-                        cfg.taints.push(parse_taint(&s));
-                    }
-                }
-                "append_tolerations" => {
-                    for (i, t) in self.seq(v, key).into_iter().enumerate() {
-                        let tol = self.toleration(t, &format!("append_tolerations[{i}]"));
-                        cfg.append_tolerations.push(tol);
-                    }
-                }
-                "seconds_choices" => {
-                    for (i, s) in self.seq(v, key).into_iter().enumerate() {
-                        let s = self.seconds(s, &format!("seconds_choices[{i}]"));
-                        cfg.seconds_choices.push(s);
-                    }
-                }
-                "operations" => {
-                    for (i, o) in self.seq(v, key).into_iter().enumerate() {
-                        let path = format!("operations[{i}]");
-                        let s = self.string(o, &path);
-                        match OpKind::parse(&s) {
-                            Some(k) => {
-                                cfg.operations.insert(k);
-                            }
-                            None => {
-                                let sup: Vec<_> = OpKind::ALL
-                                    .iter()
-                                    .map(|k| format!("\"{}\"", k.name()))
-                                    .collect();
-                                self.fail(
-                                    o,
-                                    &path,
-                                    format!(
-                                        "Unsupported value: \"{s}\": supported values: {}",
-                                        sup.join(", ")
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
-                "budget" => cfg.budget = self.unsigned(v, key, 16) as u8,
-                "step_ms" => cfg.step_ms = self.unsigned(v, key, 3_600_000) as i64,
-                "horizon_ms" => cfg.horizon_ms = self.unsigned(v, key, 86_400_000) as i64,
-                "workers" => cfg.workers = self.unsigned(v, key, 64) as usize,
-                "node_channel_capacity" => {
-                    cfg.node_channel_capacity = self.unsigned(v, key, 100) as usize
-                }
-                "pod_channel_capacity" => {
-                    cfg.pod_channel_capacity = self.unsigned(v, key, 100) as usize
-                }
-                "processing_bound_ms" => {
-                    cfg.processing_bound_ms = self.unsigned(v, key, 3_600_000) as i64
-                }
-                _ => unreachable!("fields() only returns allowed keys"),
-            }
-        }
-        cfg
-    }
-
-    fn node(&mut self, n: &Node, path: &str) -> NodeSpec {
-        let mut spec = NodeSpec {
-            name: String::new(),
-            taints: Vec::new(),
-        };
-        for (key, v) in self.fields(n, path, &["name", "taints"]) {
-            let p = join(path, key);
-            match key {
-                "name" => spec.name = self.string(v, &p),
-                _ => {
-                    for (i, t) in self.seq(v, &p).into_iter().enumerate() {
-                        let s = self.string(t, &format!("{p}[{i}]"));
-                        spec.taints.push(parse_taint(&s));
-                    }
-                }
-            }
-        }
-        if spec.name.is_empty() {
-            self.fail(n, &join(path, "name"), "Required value".into());
-        }
-        spec
-    }
-
-    fn pod(&mut self, n: &Node, path: &str) -> PodSpec {
-        let mut spec = PodSpec {
-            name: String::new(),
-            node: None,
-            tolerations: Vec::new(),
-        };
-        for (key, v) in self.fields(n, path, &["name", "node", "tolerations"]) {
-            let p = join(path, key);
-            match key {
-                "name" => spec.name = self.string(v, &p),
-                "node" => {
-                    if !matches!(scalar(v), Some(ScalarOwned::Null)) {
-                        spec.node = Some(self.string(v, &p));
-                    }
-                }
-                _ => {
-                    for (i, t) in self.seq(v, &p).into_iter().enumerate() {
-                        let tol = self.toleration(t, &format!("{p}[{i}]"));
-                        spec.tolerations.push(tol);
-                    }
-                }
-            }
-        }
-        if spec.name.is_empty() {
-            self.fail(n, &join(path, "name"), "Required value".into());
-        }
-        spec
-    }
-
-    /// `{key, operator, value, effect, seconds}`; effect defaults to NoExecute (`""`: every effect).
-    fn toleration(&mut self, n: &Node, path: &str) -> Toleration {
-        let mut tol = Toleration::exists("", Some(TaintEffect::NoExecute), None);
-        let mut operator = None;
-        for (key, v) in self.fields(n, path, &["key", "operator", "value", "effect", "seconds"]) {
-            let p = join(path, key);
-            match key {
-                "key" => tol.key = self.string(v, &p).into(),
-                "value" => tol.value = self.string(v, &p).into(),
-                "operator" => {
-                    let s = self.string(v, &p);
-                    match s.as_str() {
-                        "Equal" | "Exists" => operator = Some(Operator::parse(&s)),
-                        _ => self.fail(
-                            v,
-                            &p,
-                            format!(
-                                "Unsupported value: \"{s}\": supported values: \"Equal\", \"Exists\""
-                            ),
-                        ),
-                    }
-                }
-                "effect" => {
-                    let s = self.string(v, &p);
-                    tol.effect = match s.as_str() {
-                        "" => None,
-                        "NoExecute" => Some(TaintEffect::NoExecute),
-                        _ => {
-                            self.fail(
-                                v,
-                                &p,
-                                format!(
-                                    "Unsupported value: \"{s}\": supported values: \"\", \"NoExecute\""
-                                ),
-                            );
-                            None
-                        }
-                    }
-                }
-                _ => tol.seconds = self.seconds(v, &p),
-            }
-        }
-        tol.operator = operator.unwrap_or(if tol.value.is_empty() {
-            Operator::Exists
-        } else {
-            Operator::Equal
-        });
-        tol
-    }
-}
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.into()
-    } else {
-        format!("{path}.{key}")
-    }
+/// A problem with a command-line value, which has no line.
+fn unlocated(file: &str, field: FieldPath, message: String) -> ConfigErrors {
+    ConfigErrors(vec![Error {
+        file: file.to_owned(),
+        line: None,
+        field,
+        message,
+    }])
 }
 
 #[cfg(test)]
@@ -770,20 +412,53 @@ mod tests {
     }
 
     #[test]
-    fn unknown_fields_and_dangling_nodes_are_rejected() {
+    fn unknown_fields_and_dangling_nodes_are_rejected_at_their_line() {
         let e = CheckConfig::parse("x.yaml", "x", "nodes: []\nbogus: 1\n").unwrap_err();
         assert!(
             e.to_string()
-                .starts_with("x.yaml:2: bogus: Unsupported field"),
+                .starts_with("x.yaml:2: bogus: unknown field: supported fields: "),
             "{e}"
         );
         let e = CheckConfig::parse(
             "x.yaml",
             "x",
-            "nodes: [{name: n1}]\npods: [{name: p1, node: n9}]\n",
+            "nodes: [{name: n1}]\npods:\n  - name: p1\n    node: n9\n",
         )
         .unwrap_err();
-        assert_eq!(e.to_string(), "x.yaml: pods[0].node: Not found: \"n9\"");
+        assert_eq!(e.to_string(), "x.yaml:4: pods[0].node: Not found: \"n9\"");
+        let e = CheckConfig::parse("x.yaml", "x", "nodes:\n  - name: n1\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.yaml:1: pods: Required value: at least one pod"
+        );
+    }
+
+    /// Configurations spell the field as Kubernetes and scenarios do; the old spelling is an
+    /// error that names the new one, never silently accepted.
+    #[test]
+    fn tolerations_say_toleration_seconds() {
+        let text = "nodes: [{name: n1}]\npods:\n  - name: p1\n    tolerations:\n      - {key: k, tolerationSeconds: forever}\n      - {key: k, tolerationSeconds: 5}\n";
+        let cfg = CheckConfig::parse("x.yaml", "x", text).unwrap();
+        let seconds: Vec<_> = cfg.pods[0].tolerations.iter().map(|t| t.seconds).collect();
+        assert_eq!(seconds, [None, Some(5)]);
+        let old = text.replace("tolerationSeconds: 5", "seconds: 5");
+        let e = CheckConfig::parse("x.yaml", "x", &old).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.yaml:6: pods[0].tolerations[1].seconds: unknown field: a toleration's time is \"tolerationSeconds\", as in Kubernetes"
+        );
+    }
+
+    #[test]
+    fn every_error_of_a_file_is_reported() {
+        let text = "budget: 17\nworkers: many\nnodes: [{taints: [k]}]\n";
+        let e = CheckConfig::parse("x.yaml", "x", text).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.yaml:1: budget: Invalid value: \"17\": expected an integer from 0 to 16\n\
+             x.yaml:2: workers: Invalid value: \"many\": expected an integer\n\
+             x.yaml:3: nodes[0].name: Required value"
+        );
     }
 
     #[test]

@@ -7,9 +7,9 @@
 
 pub mod convert;
 mod print;
-mod yaml;
 
 use crate::field::{BadValue, FieldError, FieldPath, Segment};
+use crate::yaml::{self, json};
 use crate::{api, validate};
 use k8s_openapi::api::core::v1 as k8s;
 use serde::de::DeserializeOwned;
@@ -17,8 +17,8 @@ use serde_json::Value;
 use std::fmt;
 use std::path::Path;
 
+pub use crate::yaml::LineIndex;
 pub use print::to_yaml;
-pub use yaml::LineIndex;
 
 /// A problem in a manifest, located in its file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,7 +126,7 @@ pub fn read_file(path: &Path) -> Manifests {
 /// Read every object of a YAML or JSON text. Empty documents are skipped, as kubectl does.
 pub fn read_str(file: &str, text: &str) -> Manifests {
     let mut out = Manifests::default();
-    let docs = match yaml::documents(text) {
+    let docs = match json::documents(text) {
         Ok(docs) => docs,
         Err(e) => {
             out.errors.push(Diagnostic {
@@ -147,9 +147,9 @@ pub fn read_str(file: &str, text: &str) -> Manifests {
 
 /// Read the objects of one node of a larger YAML document: a manifest inlined in a scenario
 /// (`file` names that document; lines are its own).
-pub fn read_yaml(file: &str, node: &saphyr::MarkedYaml) -> Manifests {
+pub fn read_yaml(file: &str, node: &yaml::Node) -> Manifests {
     let mut out = Manifests::default();
-    match yaml::node(node) {
+    match json::node(node) {
         Ok((value, lines)) => read_object(file, value, lines, None, &mut out),
         Err(e) => out.errors.push(Diagnostic {
             file: file.to_owned(),

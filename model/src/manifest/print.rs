@@ -144,7 +144,7 @@ mod tests {
             "ok.name/x-1",
         ] {
             let text = to_yaml(&json!({ "v": s }));
-            let docs = super::super::yaml::documents(&text).unwrap();
+            let docs = crate::yaml::json::documents(&text).unwrap();
             assert_eq!(docs[0].0["v"], Value::String(s.to_owned()), "{text}");
         }
     }

@@ -1,8 +1,9 @@
-//! YAML 1.2 (and so JSON) text to `serde_json::Value`, remembering the source line of every
-//! field so errors can say `file:line:`.
+//! YAML nodes as `serde_json::Value`s, for the k8s-openapi decoder, remembering the source line
+//! of every field so errors can say `file:line:`.
 
+use super::{load, LoadError, Node};
 use crate::field::FieldPath;
-use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+use saphyr::{Scalar, YamlData};
 use serde_json::{Map, Number, Value};
 use std::collections::BTreeMap;
 
@@ -38,33 +39,22 @@ impl LineIndex {
     }
 }
 
-/// A YAML document that could not be turned into JSON.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct YamlError {
-    pub line: usize,
-    pub message: String,
-}
-
 /// Every document of a YAML stream (`---`-separated; a JSON text is one document).
-pub fn documents(text: &str) -> Result<Vec<(Value, LineIndex)>, YamlError> {
-    let docs = MarkedYaml::load_from_str(text).map_err(|e| YamlError {
-        line: e.marker().line(),
-        message: e.info().to_owned(),
-    })?;
-    docs.iter().map(node).collect()
+pub fn documents(text: &str) -> Result<Vec<(Value, LineIndex)>, LoadError> {
+    load(text)?.iter().map(node).collect()
 }
 
 /// One node of a larger YAML document (a manifest inlined in a scenario): lines are those of the
 /// enclosing text, paths start at the node.
-pub fn node(node: &MarkedYaml) -> Result<(Value, LineIndex), YamlError> {
+pub fn node(node: &Node) -> Result<(Value, LineIndex), LoadError> {
     let mut lines = LineIndex::default();
     lines.0.insert(FieldPath::root(), node.span.start.line());
     let value = to_json(node, &FieldPath::root(), &mut lines)?;
     Ok((value, lines))
 }
 
-fn to_json(node: &MarkedYaml, path: &FieldPath, lines: &mut LineIndex) -> Result<Value, YamlError> {
-    let err = |message: &str| YamlError {
+fn to_json(node: &Node, path: &FieldPath, lines: &mut LineIndex) -> Result<Value, LoadError> {
+    let err = |message: &str| LoadError {
         line: node.span.start.line(),
         message: message.to_owned(),
     };

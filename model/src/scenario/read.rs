@@ -1,0 +1,613 @@
+//! Reading a scenario file (SCN-1..5) on the YAML layer: every error names the file, the line
+//! and the field (`n1.yaml:12: ops[3].at: Invalid value: "soon": expected a duration such as
+//! 300s, 1.5s or 250ms`), and one run reports them all.
+
+use super::{
+    first_uid, Admission, ExpectDeleted, ExpectEvent, ExpectNotDeleted, Expectations, PodRef,
+    PodSpec, RuntimeKnobs, Scenario, ScenarioErrors,
+};
+use crate::api::{Node, Operator, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use crate::field::{BadValue, FieldError, FieldPath, Segment};
+use crate::manifest::{self, convert, Diagnostic, Located, Object};
+use crate::taint_syntax::{parse_spec, TaintSpec};
+use crate::time::{Duration, Time};
+use crate::validate;
+use crate::yaml::{self, Error, Field, Read};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Reads a scenario from YAML text; `file` names it in errors, and the manifest files it
+/// points at are read relative to `file`'s directory (SCN-4).
+pub fn parse_scenario(file: &str, text: &str) -> Result<Scenario, ScenarioErrors> {
+    let doc = yaml::load_one(file, text)?;
+    let mut r = Reader {
+        file: file.to_string(),
+        dir: std::path::Path::new(file)
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default(),
+        errors: Vec::new(),
+    };
+    let scenario = r.scenario(&Field::root(&doc));
+    // The scenario's own errors first, then those of each manifest file it points at.
+    r.errors
+        .sort_by(|a, b| (a.file != file, &a.file, a.line).cmp(&(b.file != file, &b.file, b.line)));
+    // A manifest file two entries point at is reported once.
+    r.errors.dedup();
+    match scenario {
+        Some(s) if r.errors.is_empty() => Ok(s),
+        _ => Err(ScenarioErrors(r.errors)),
+    }
+}
+
+/// The reader's state: where it is and what went wrong so far.
+pub(super) struct Reader {
+    file: String,
+    /// Where manifest paths are relative to: the scenario file's directory.
+    dir: PathBuf,
+    errors: Vec<Error>,
+}
+
+impl Read for Reader {
+    fn file(&self) -> &str {
+        &self.file
+    }
+
+    fn errors(&mut self) -> &mut Vec<Error> {
+        &mut self.errors
+    }
+}
+
+impl Reader {
+    fn scenario(&mut self, f: &Field) -> Option<Scenario> {
+        const KEYS: &[&str] = &[
+            "name",
+            "description",
+            "refs",
+            "admission",
+            "runtime",
+            "until",
+            "nodes",
+            "pods",
+            "ops",
+            "expect",
+        ];
+        if !self.known_keys(f, KEYS) {
+            return None;
+        }
+        let name = f.get("name").map(|c| self.string(&c));
+        let name = self.required(f, "name", name);
+        let description = f
+            .get("description")
+            .map(|c| self.string(&c))
+            .flatten()
+            .unwrap_or_default();
+        let refs = f
+            .get("refs")
+            .map(|c| self.list(&c, |r, i| r.string(i)))
+            .unwrap_or_default();
+        let admission = f
+            .get("admission")
+            .map(|c| self.admission(&c))
+            .flatten()
+            .unwrap_or_default();
+        let runtime = f
+            .get("runtime")
+            .map(|c| self.runtime(&c))
+            .flatten()
+            .unwrap_or_default();
+        let nodes = f
+            .get("nodes")
+            .map(|c| self.list(&c, |r, n| r.node_entry(n)))
+            .unwrap_or_default()
+            .concat();
+        let pods = f
+            .get("pods")
+            .map(|c| self.list(&c, |r, p| r.pod_entry(p)))
+            .unwrap_or_default()
+            .concat();
+        let mut ops = f
+            .get("ops")
+            .map(|c| self.list(&c, |r, o| r.timed_op(o)))
+            .unwrap_or_default();
+        ops.sort_by_key(|o| o.at);
+        let last = ops.last().map_or(Time::ZERO, |o| o.at);
+        let until = f
+            .get("until")
+            .map(|c| self.duration(&c))
+            .flatten()
+            .map(|d| Time::ZERO.plus(d))
+            .unwrap_or(last.plus(Duration::from_secs(600)));
+        let expect = f
+            .get("expect")
+            .map(|c| self.expectations(&c))
+            .flatten()
+            .unwrap_or_default();
+        Some(Scenario {
+            name: name?,
+            description,
+            refs,
+            admission,
+            runtime,
+            until,
+            nodes,
+            pods,
+            ops,
+            expect,
+        })
+    }
+
+    fn admission(&mut self, f: &Field) -> Option<Admission> {
+        const KEYS: &[&str] = &[
+            "defaultTolerationSeconds",
+            "notReadySeconds",
+            "unreachableSeconds",
+        ];
+        if !self.known_keys(f, KEYS) {
+            return None;
+        }
+        let d = Admission::default();
+        Some(Admission {
+            default_toleration_seconds: f
+                .get("defaultTolerationSeconds")
+                .map(|c| self.boolean(&c))
+                .flatten()
+                .unwrap_or(d.default_toleration_seconds),
+            not_ready_seconds: f
+                .get("notReadySeconds")
+                .map(|c| self.integer(&c))
+                .flatten()
+                .unwrap_or(d.not_ready_seconds),
+            unreachable_seconds: f
+                .get("unreachableSeconds")
+                .map(|c| self.integer(&c))
+                .flatten()
+                .unwrap_or(d.unreachable_seconds),
+        })
+    }
+
+    fn runtime(&mut self, f: &Field) -> Option<RuntimeKnobs> {
+        const KEYS: &[&str] = &[
+            "workers",
+            "nodeInformerLag",
+            "podInformerLag",
+            "apiLatency",
+            "deletionGrace",
+        ];
+        if !self.known_keys(f, KEYS) {
+            return None;
+        }
+        let d = RuntimeKnobs::default();
+        let workers = f
+            .get("workers")
+            .map(|c| {
+                let n = self.count(&c);
+                if n == Some(0) {
+                    self.invalid(&c, "at least 1 worker");
+                    None
+                } else {
+                    n
+                }
+            })
+            .flatten();
+        Some(RuntimeKnobs {
+            workers: workers.unwrap_or(d.workers),
+            node_informer_lag: f
+                .get("nodeInformerLag")
+                .map(|c| self.duration(&c))
+                .flatten()
+                .unwrap_or(d.node_informer_lag),
+            pod_informer_lag: f
+                .get("podInformerLag")
+                .map(|c| self.duration(&c))
+                .flatten()
+                .unwrap_or(d.pod_informer_lag),
+            api_latency: f
+                .get("apiLatency")
+                .map(|c| self.duration(&c))
+                .flatten()
+                .unwrap_or(d.api_latency),
+            deletion_grace: f.get("deletionGrace").map(|c| self.duration(&c)).flatten(),
+        })
+    }
+
+    /// An entry of `nodes`: the compact form, or `{manifest: …}` (every Node it holds).
+    fn node_entry(&mut self, f: &Field) -> Option<Vec<Node>> {
+        if !f.has("manifest") {
+            return self.node(f).map(|n| vec![n]);
+        }
+        let objects = self.manifest(f, "Node")?;
+        Some(objects.iter().filter_map(Located::compact_node).collect())
+    }
+
+    /// An entry of `pods`: the compact form, or `{manifest: …}` (every Pod it holds; one
+    /// controlled by a DaemonSet is a DaemonSet pod, one without a UID gets `NAME-1`).
+    fn pod_entry(&mut self, f: &Field) -> Option<Vec<PodSpec>> {
+        if !f.has("manifest") {
+            return self.pod(f).map(|p| vec![p]);
+        }
+        let objects = self.manifest(f, "Pod")?;
+        let specs = objects.iter().filter_map(|o| match &o.object {
+            Object::Pod(k) => {
+                let mut pod = convert::pod_from_k8s(k);
+                if pod.uid.0.is_empty() {
+                    pod.uid = Uid(first_uid(&pod.key.name).as_str().into());
+                }
+                let daemon_set = k
+                    .metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|o| o.kind == "DaemonSet" && o.controller == Some(true));
+                Some(PodSpec { pod, daemon_set })
+            }
+            Object::Node(_) => None,
+        });
+        Some(specs.collect())
+    }
+
+    /// `{manifest: PATH | OBJECT}`: Kubernetes manifests as `kubectl get -o yaml|json` prints
+    /// them, from a file relative to the scenario's directory (one object, a `List`, several
+    /// documents) or inline. Each must be a `kind` with a name, valid as the API server with
+    /// the comparison operators on accepts it (what `Lt`/`Gt` mean is each profile's matter).
+    /// `None` if anything is wrong.
+    fn manifest(&mut self, f: &Field, kind: &'static str) -> Option<Vec<Located>> {
+        if !self.known_keys(f, &["manifest"]) {
+            return None;
+        }
+        let read = f
+            .get("manifest")
+            .map(|c| self.read_manifest(&c, kind))
+            .flatten()?;
+        let before = self.errors.len();
+        for d in &read.errors {
+            self.diagnostic(d);
+        }
+        for o in &read.objects {
+            let mut errors: Vec<Diagnostic> = o.validate(true);
+            if o.kind() != kind {
+                let e = FieldError::not_supported(
+                    FieldPath::new("kind"),
+                    BadValue::Str(o.kind().to_owned()),
+                    &[kind],
+                );
+                errors.push(o.locate(&e));
+            }
+            let name = match &o.object {
+                Object::Pod(p) => p.metadata.name.as_deref(),
+                Object::Node(n) => n.metadata.name.as_deref(),
+            };
+            if name.is_none_or(str::is_empty) {
+                let path = FieldPath::new("metadata").child("name");
+                let e = FieldError::required(path, "name or generateName is required");
+                errors.push(o.locate(&e));
+            }
+            for d in &errors {
+                self.diagnostic(d);
+            }
+        }
+        (self.errors.len() == before).then_some(read.objects)
+    }
+
+    /// The manifest field's objects: inline, or read from the file it names.
+    fn read_manifest(&mut self, f: &Field, kind: &str) -> Option<manifest::Manifests> {
+        if f.mapping().is_some() {
+            return Some(manifest::read_yaml(&self.file, f.node));
+        }
+        let Some(relative) = f.text().filter(|t| !t.is_empty()) else {
+            self.invalid(
+                f,
+                &format!("a path to a {kind} manifest, or the manifest itself"),
+            );
+            return None;
+        };
+        let path = self.dir.join(&relative);
+        let read = manifest::read_file(&path);
+        if read.objects.is_empty() && read.errors.is_empty() {
+            self.error(
+                f,
+                &format!(
+                    "Invalid value: {relative:?}: {} holds no object",
+                    path.display()
+                ),
+            );
+            return None;
+        }
+        if let [Diagnostic {
+            line: None,
+            message,
+            ..
+        }] = read.errors.as_slice()
+        {
+            self.error(f, &format!("Invalid value: {relative:?}: {message}"));
+            return None;
+        }
+        Some(read)
+    }
+
+    /// A manifest's problem, in its own file.
+    fn diagnostic(&mut self, d: &Diagnostic) {
+        self.errors.push(Error {
+            file: d.file.clone(),
+            line: Some(d.line.unwrap_or(1)),
+            field: FieldPath::root(),
+            message: d.message.clone(),
+        });
+    }
+
+    pub(super) fn node(&mut self, f: &Field) -> Option<Node> {
+        if !self.known_keys(f, &["name", "taints"]) {
+            return None;
+        }
+        let name = f.get("name").map(|c| self.string(&c));
+        let name = self.required(f, "name", name)?;
+        let taints = f
+            .get("taints")
+            .map(|c| self.list(&c, |r, t| r.taint(t)))
+            .unwrap_or_default();
+        Some(Node {
+            name: name.as_str().into(),
+            taints,
+        })
+    }
+
+    /// A taint in `kubectl taint` syntax: `key=value:Effect` or `key:Effect`.
+    fn taint(&mut self, f: &Field) -> Option<Taint> {
+        let text = self.string(f)?;
+        match parse_spec(&text) {
+            Ok(TaintSpec::Add(t)) => Some(t),
+            Ok(TaintSpec::Remove { .. }) => {
+                self.invalid(f, "a taint to add, key=value:Effect or key:Effect");
+                None
+            }
+            Err(e) => {
+                self.error(f, &format!("Invalid value: {text:?}: {e}"));
+                None
+            }
+        }
+    }
+
+    pub(super) fn pod_key(&mut self, f: &Field) -> Option<PodKey> {
+        let text = self.string(f)?;
+        let key = match text.split_once('/') {
+            Some((ns, name)) if !ns.is_empty() && !name.is_empty() && !name.contains('/') => {
+                PodKey::new(ns, name)
+            }
+            None if !text.is_empty() => PodKey::new("default", &text),
+            _ => {
+                self.invalid(f, "a pod as NAME or NAMESPACE/NAME");
+                return None;
+            }
+        };
+        Some(key)
+    }
+
+    pub(super) fn pod(&mut self, f: &Field) -> Option<PodSpec> {
+        const KEYS: &[&str] = &[
+            "name",
+            "namespace",
+            "uid",
+            "node",
+            "tolerations",
+            "daemonSet",
+        ];
+        if !self.known_keys(f, KEYS) {
+            return None;
+        }
+        let name = f.get("name").map(|c| self.string(&c));
+        let name = self.required(f, "name", name)?;
+        let namespace = f
+            .get("namespace")
+            .map(|c| self.string(&c))
+            .flatten()
+            .unwrap_or_else(|| "default".into());
+        let uid = f
+            .get("uid")
+            .map(|c| self.string(&c))
+            .flatten()
+            .unwrap_or_else(|| first_uid(&name));
+        let node = f.get("node").map(|c| self.string(&c)).flatten();
+        let tolerations = f
+            .get("tolerations")
+            .map(|c| self.tolerations(&c))
+            .unwrap_or_default();
+        let daemon_set = f
+            .get("daemonSet")
+            .map(|c| self.boolean(&c))
+            .flatten()
+            .unwrap_or(false);
+        Some(PodSpec {
+            pod: Pod {
+                key: PodKey::new(&namespace, &name),
+                uid: Uid(uid.as_str().into()),
+                node_name: node.map(|n| n.as_str().into()),
+                tolerations,
+            },
+            daemon_set,
+        })
+    }
+
+    pub(super) fn tolerations(&mut self, f: &Field) -> Vec<Toleration> {
+        self.list(f, |r, t| r.toleration(t))
+    }
+
+    /// A toleration with Kubernetes' field names (`key`, `operator`, `value`, `effect`,
+    /// `tolerationSeconds`); absent fields are empty, as in the API.
+    pub(super) fn toleration(&mut self, f: &Field) -> Option<Toleration> {
+        const KEYS: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
+        if !self.known_keys(f, KEYS) {
+            return None;
+        }
+        let text = |r: &mut Self, key: &str| {
+            f.get(key)
+                .map(|c| {
+                    if c.is_null() {
+                        Some(String::new())
+                    } else {
+                        r.string(&c)
+                    }
+                })
+                .flatten()
+                .unwrap_or_default()
+        };
+        let key = text(self, "key");
+        let operator = text(self, "operator");
+        let value = text(self, "value");
+        let effect = text(self, "effect");
+        let seconds = f
+            .get("tolerationSeconds")
+            .map(|c| if c.is_null() { None } else { self.integer(&c) })
+            .flatten();
+        // As the API server validates it (VAL-TOL), with the comparison operators on as for
+        // manifests; errors are reported at the offending field of this toleration.
+        let raw = k8s_openapi::api::core::v1::Toleration {
+            key: Some(key.clone()),
+            operator: Some(operator.clone()),
+            value: Some(value.clone()),
+            effect: Some(effect.clone()),
+            toleration_seconds: seconds,
+        };
+        let invalid =
+            validate::tolerations_at(std::slice::from_ref(&raw), &FieldPath::root(), true);
+        for e in &invalid {
+            let name = match e.path.segments().last() {
+                Some(Segment::Child(name)) => name.as_str(),
+                _ => "",
+            };
+            let line = f.get(name).map(|c| c.line()).unwrap_or_else(|| f.line());
+            self.error_at(line, f.path.child(name), &e.body());
+        }
+        if !invalid.is_empty() {
+            return None;
+        }
+        Some(Toleration {
+            key: key.as_str().into(),
+            operator: Operator::parse(&operator),
+            value: value.as_str().into(),
+            effect: (!effect.is_empty()).then(|| TaintEffect::parse(&effect)),
+            seconds,
+        })
+    }
+
+    fn expectations(&mut self, f: &Field) -> Option<BTreeMap<String, Expectations>> {
+        f.mapping()?;
+        let mut out = BTreeMap::new();
+        for (profile, e) in f.entries() {
+            if let Some(e) = self.expectation(&e) {
+                out.insert(profile.text().unwrap_or_default(), e);
+            }
+        }
+        Some(out)
+    }
+
+    fn expectation(&mut self, f: &Field) -> Option<Expectations> {
+        if !self.known_keys(f, &["deleted", "notDeleted", "events"]) {
+            return None;
+        }
+        Some(Expectations {
+            deleted: f
+                .get("deleted")
+                .map(|c| self.list(&c, |r, d| r.expect_deleted(d)))
+                .unwrap_or_default(),
+            not_deleted: f
+                .get("notDeleted")
+                .map(|c| {
+                    self.list(&c, |r, p| {
+                        r.pod_ref(p).map(|pod| ExpectNotDeleted {
+                            pod,
+                            line: p.line(),
+                        })
+                    })
+                })
+                .unwrap_or_default(),
+            events: f
+                .get("events")
+                .map(|c| self.list(&c, |r, e| r.expect_event(e)))
+                .unwrap_or_default(),
+        })
+    }
+
+    /// `default/web-0` or `{pod: default/web-0, uid: web-0-2}`.
+    fn pod_ref(&mut self, f: &Field) -> Option<PodRef> {
+        if f.mapping().is_none() {
+            return Some(PodRef {
+                key: self.pod_key(f)?,
+                uid: None,
+            });
+        }
+        if !self.known_keys(f, &["pod", "uid"]) {
+            return None;
+        }
+        let key = f.get("pod").map(|c| self.pod_key(&c));
+        Some(PodRef {
+            key: self.required(f, "pod", key)?,
+            uid: f
+                .get("uid")
+                .map(|c| self.string(&c))
+                .flatten()
+                .map(|u| Uid(u.as_str().into())),
+        })
+    }
+
+    /// `{pod, uid?, at}` or `{pod, uid?, within: [from, to]}`.
+    fn expect_deleted(&mut self, f: &Field) -> Option<ExpectDeleted> {
+        if !self.known_keys(f, &["pod", "uid", "at", "within"]) {
+            return None;
+        }
+        let key = f.get("pod").map(|c| self.pod_key(&c));
+        let key = self.required(f, "pod", key)?;
+        let uid = f
+            .get("uid")
+            .map(|c| self.string(&c))
+            .flatten()
+            .map(|u| Uid(u.as_str().into()));
+        let at = f.get("at").map(|c| self.duration(&c)).flatten();
+        let within = f
+            .get("within")
+            .map(|c| {
+                let bounds = self.list(&c, |r, d| r.duration(d));
+                match bounds.as_slice() {
+                    [from, to] if from <= to => Some((*from, *to)),
+                    _ => {
+                        self.invalid(&c, "[FROM, TO] with FROM <= TO");
+                        None
+                    }
+                }
+            })
+            .flatten();
+        let (from, to) = match (at, within) {
+            (Some(at), None) => (at, at),
+            (None, Some(w)) => w,
+            _ => {
+                self.error(f, "expected exactly one of at, within");
+                return None;
+            }
+        };
+        Some(ExpectDeleted {
+            pod: PodRef { key, uid },
+            from: Time::ZERO.plus(from),
+            to: Time::ZERO.plus(to),
+            line: f.line(),
+        })
+    }
+
+    fn expect_event(&mut self, f: &Field) -> Option<ExpectEvent> {
+        if !self.known_keys(f, &["pod", "reason", "message", "count"]) {
+            return None;
+        }
+        let key = f.get("pod").map(|c| self.pod_key(&c));
+        let key = self.required(f, "pod", key)?;
+        let message = f.get("message").map(|c| self.string(&c));
+        Some(ExpectEvent {
+            pod: key,
+            reason: f
+                .get("reason")
+                .map(|c| self.string(&c))
+                .flatten()
+                .unwrap_or_else(|| "TaintManagerEviction".into()),
+            message: self.required(f, "message", message)?,
+            count: f.get("count").map(|c| self.count(&c)).flatten(),
+            line: f.line(),
+        })
+    }
+}

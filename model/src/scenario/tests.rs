@@ -1,0 +1,92 @@
+//! The scenario reader's behaviour, seen through [`parse_scenario`].
+
+use super::*;
+
+const GOOD: &str = "\
+name: example
+nodes:
+  - name: node1
+pods:
+  - name: web-0
+    node: node1
+    tolerations:
+      - key: key1
+        operator: Equal
+        value: value1
+        effect: NoExecute
+        tolerationSeconds: 3600
+ops:
+  - at: 10s
+    deletePod: default/web-0
+  - at: 5s
+    restartController: {}
+expect:
+  all:
+    notDeleted: [web-0]
+";
+
+#[test]
+fn reads_pods_ops_in_time_order_and_expectations() {
+    let s = parse_scenario("s.yaml", GOOD).unwrap();
+    assert_eq!(s.pods[0].pod.uid, Uid("web-0-1".into()));
+    assert_eq!(s.pods[0].pod.tolerations[0].seconds, Some(3600));
+    assert_eq!(s.ops[0].op, Op::RestartController);
+    assert_eq!(s.ops[1].op, Op::DeletePod(PodKey::new("default", "web-0")));
+    assert_eq!(s.ops[1].line, 14);
+    assert_eq!(s.until, Time(610_000));
+    assert_eq!(
+        s.expectations_for("latest").not_deleted[0].pod.key,
+        PodKey::new("default", "web-0")
+    );
+}
+
+#[test]
+fn the_latency_bound_covers_the_slowest_informer_and_every_broken_watch() {
+    let lagging = GOOD.replace(
+            "ops:\n",
+            "runtime: {nodeInformerLag: 2s, podInformerLag: 1s}\nops:\n  - at: 1s\n    informerLag: {pods: 3s}\n",
+        );
+    let s = parse_scenario("s.yaml", &lagging).unwrap();
+    assert_eq!(s.latency_bound(), Duration(3_000));
+    let dropped = lagging.replace(
+        "ops:\n",
+        "ops:\n  - at: 2s\n    dropWatch: nodes\n    for: 10s\n",
+    );
+    let s = parse_scenario("s.yaml", &dropped).unwrap();
+    assert_eq!(s.latency_bound(), Duration(13_000));
+    assert_eq!(
+        parse_scenario("s.yaml", GOOD).unwrap().latency_bound(),
+        Duration::ZERO
+    );
+}
+
+/// The compact form is validated as the API server validates a pod: a bad operator or a
+/// `tolerationSeconds` on another effect is an error at that field, never a pod that
+/// silently tolerates nothing.
+#[test]
+fn compact_tolerations_are_validated_like_the_api_server() {
+    let bad = GOOD
+        .replace("operator: Equal", "operator: Foo")
+        .replace("effect: NoExecute", "effect: NoSchedule");
+    let err = parse_scenario("s.yaml", &bad).unwrap_err().to_string();
+    assert_eq!(
+            err,
+            "s.yaml:9: pods[0].tolerations[0].operator: Unsupported value: \"Foo\": supported values: \"Equal\", \"Exists\", \"Lt\", \"Gt\"\n\
+             s.yaml:11: pods[0].tolerations[0].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set"
+        );
+}
+
+#[test]
+fn errors_name_file_line_and_field() {
+    let bad = GOOD
+        .replace("at: 10s", "at: soon")
+        .replace("    node: node1\n", "    nod: node1\n");
+    let err = parse_scenario("s.yaml", &bad).unwrap_err().to_string();
+    assert_eq!(
+            err,
+            "s.yaml:6: pods[0].nod: unknown field: supported fields: \"name\", \"namespace\", \"uid\", \"node\", \"tolerations\", \"daemonSet\"\n\
+             s.yaml:14: ops[0].at: Invalid value: \"soon\": expected a duration such as 300s, 1.5s or 250ms"
+        );
+    let err = parse_scenario("s.yaml", "name: [").unwrap_err().to_string();
+    assert!(err.starts_with("s.yaml:2: invalid YAML: "), "{err}");
+}
