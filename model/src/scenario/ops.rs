@@ -71,25 +71,20 @@ impl Reader {
             r.required(f, "node", n).map(|n| NodeName::from(n.as_str()))
         };
         Some(match kind {
-            "taint" => f.get("taint").map(|c| self.taint_op(&c)).flatten()?,
-            "createNode" => Op::CreateNode(f.get(kind).map(|c| self.node(&c)).flatten()?),
-            "deleteNode" => Op::DeleteNode(
-                f.get(kind)
-                    .map(|c| self.string(&c))
-                    .flatten()?
-                    .as_str()
-                    .into(),
-            ),
-            "createPod" => Op::CreatePod(f.get(kind).map(|c| self.pod(&c)).flatten()?),
-            "deletePod" => Op::DeletePod(f.get(kind).map(|c| self.pod_key(&c)).flatten()?),
+            "taint" => f.get("taint").and_then(|c| self.taint_op(&c))?,
+            "createNode" => Op::CreateNode(f.get(kind).and_then(|c| self.node(&c))?),
+            "deleteNode" => {
+                Op::DeleteNode(f.get(kind).and_then(|c| self.string(&c))?.as_str().into())
+            }
+            "createPod" => Op::CreatePod(f.get(kind).and_then(|c| self.pod(&c))?),
+            "deletePod" => Op::DeletePod(f.get(kind).and_then(|c| self.pod_key(&c))?),
             "recreatePod" => {
-                let key = f.get(kind).map(|c| self.pod_key(&c)).flatten()?;
-                let uid = f.get("uid").map(|c| self.string(&c)).flatten();
+                let key = f.get(kind).and_then(|c| self.pod_key(&c))?;
+                let uid = f.get("uid").and_then(|c| self.string(&c));
                 let uid = self.required(f, "uid", uid.map(Some))?;
                 let node = f
                     .get("node")
-                    .map(|c| self.string(&c))
-                    .flatten()
+                    .and_then(|c| self.string(&c))
                     .map(|n| n.as_str().into());
                 let tolerations = f.get("tolerations").map(|c| self.tolerations(&c));
                 Op::RecreatePod {
@@ -100,11 +95,11 @@ impl Reader {
                 }
             }
             "bindPod" => Op::BindPod {
-                key: f.get(kind).map(|c| self.pod_key(&c)).flatten()?,
+                key: f.get(kind).and_then(|c| self.pod_key(&c))?,
                 node: node_arg(self)?,
             },
             "addToleration" => {
-                let key = f.get(kind).map(|c| self.pod_key(&c)).flatten()?;
+                let key = f.get(kind).and_then(|c| self.pod_key(&c))?;
                 let t = f.get("toleration").map(|c| self.toleration(&c));
                 Op::AddToleration {
                     key,
@@ -112,7 +107,7 @@ impl Reader {
                 }
             }
             "setTolerationSeconds" => {
-                let key = f.get(kind).map(|c| self.pod_key(&c)).flatten()?;
+                let key = f.get(kind).and_then(|c| self.pod_key(&c))?;
                 let index = f.get("index").map(|c| self.count(&c));
                 let index = self.required(f, "index", index)?;
                 let seconds = f.get("seconds").map(|c| {
@@ -130,20 +125,17 @@ impl Reader {
             }
             "restartController" => Op::RestartController,
             "failRequests" => self.fail_requests(f)?,
-            "apiLatency" => Op::SetApiLatency(f.get(kind).map(|c| self.duration(&c)).flatten()?),
-            "informerLag" => f.get(kind).map(|c| self.informer_lag(&c)).flatten()?,
+            "apiLatency" => Op::SetApiLatency(f.get(kind).and_then(|c| self.duration(&c))?),
+            "informerLag" => f.get(kind).and_then(|c| self.informer_lag(&c))?,
             "dropWatch" => {
-                let kind = f
-                    .get(kind)
-                    .map(|c| match c.text().as_deref() {
-                        Some("nodes") => Some(ObjectKind::Nodes),
-                        Some("pods") => Some(ObjectKind::Pods),
-                        _ => {
-                            self.invalid(&c, "nodes or pods");
-                            None
-                        }
-                    })
-                    .flatten()?;
+                let kind = f.get(kind).and_then(|c| match c.text().as_deref() {
+                    Some("nodes") => Some(ObjectKind::Nodes),
+                    Some("pods") => Some(ObjectKind::Pods),
+                    _ => {
+                        self.invalid(&c, "nodes or pods");
+                        None
+                    }
+                })?;
                 let duration = f.get("for").map(|c| self.duration(&c));
                 Op::DropWatch {
                     kind,
@@ -177,15 +169,15 @@ impl Reader {
             return None;
         }
         Some(Op::SetInformerLag {
-            nodes: f.get("nodes").map(|c| self.duration(&c)).flatten(),
-            pods: f.get("pods").map(|c| self.duration(&c)).flatten(),
+            nodes: f.get("nodes").and_then(|c| self.duration(&c)),
+            pods: f.get("pods").and_then(|c| self.duration(&c)),
         })
     }
 
     fn fail_requests(&mut self, f: &Field) -> Option<Op> {
         let verb = f
             .get("failRequests")
-            .map(|c| match c.text().as_deref() {
+            .and_then(|c| match c.text().as_deref() {
                 Some("get") => Some(RequestVerb::Get),
                 Some("patch") => Some(RequestVerb::Patch),
                 Some("delete") => Some(RequestVerb::Delete),
@@ -193,14 +185,13 @@ impl Reader {
                     self.invalid(&c, "get, patch or delete");
                     None
                 }
-            })
-            .flatten()?;
-        let pod = f.get("pod").map(|c| self.pod_key(&c)).flatten();
+            })?;
+        let pod = f.get("pod").and_then(|c| self.pod_key(&c));
         let times = f.get("times").map(|c| self.count(&c));
         let times = self.required(f, "times", times)?;
         let result = f
             .get("result")
-            .map(|c| match c.text().as_deref() {
+            .and_then(|c| match c.text().as_deref() {
                 Some("failed") => Some(ResponseResult::Failed),
                 Some("notFound") => Some(ResponseResult::NotFound),
                 _ => {
@@ -208,7 +199,6 @@ impl Reader {
                     None
                 }
             })
-            .flatten()
             .unwrap_or(ResponseResult::Failed);
         Some(Op::FailRequests {
             verb,

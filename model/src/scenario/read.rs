@@ -79,8 +79,7 @@ impl Reader {
         let name = self.required(f, "name", name);
         let description = f
             .get("description")
-            .map(|c| self.string(&c))
-            .flatten()
+            .and_then(|c| self.string(&c))
             .unwrap_or_default();
         let refs = f
             .get("refs")
@@ -88,13 +87,11 @@ impl Reader {
             .unwrap_or_default();
         let admission = f
             .get("admission")
-            .map(|c| self.admission(&c))
-            .flatten()
+            .and_then(|c| self.admission(&c))
             .unwrap_or_default();
         let runtime = f
             .get("runtime")
-            .map(|c| self.runtime(&c))
-            .flatten()
+            .and_then(|c| self.runtime(&c))
             .unwrap_or_default();
         let nodes = f
             .get("nodes")
@@ -114,14 +111,12 @@ impl Reader {
         let last = ops.last().map_or(Time::ZERO, |o| o.at);
         let until = f
             .get("until")
-            .map(|c| self.duration(&c))
-            .flatten()
+            .and_then(|c| self.duration(&c))
             .map(|d| Time::ZERO.plus(d))
             .unwrap_or(last.plus(Duration::from_secs(600)));
         let expect = f
             .get("expect")
-            .map(|c| self.expectations(&c))
-            .flatten()
+            .and_then(|c| self.expectations(&c))
             .unwrap_or_default();
         Some(Scenario {
             name: name?,
@@ -150,18 +145,15 @@ impl Reader {
         Some(Admission {
             default_toleration_seconds: f
                 .get("defaultTolerationSeconds")
-                .map(|c| self.boolean(&c))
-                .flatten()
+                .and_then(|c| self.boolean(&c))
                 .unwrap_or(d.default_toleration_seconds),
             not_ready_seconds: f
                 .get("notReadySeconds")
-                .map(|c| self.integer(&c))
-                .flatten()
+                .and_then(|c| self.integer(&c))
                 .unwrap_or(d.not_ready_seconds),
             unreachable_seconds: f
                 .get("unreachableSeconds")
-                .map(|c| self.integer(&c))
-                .flatten()
+                .and_then(|c| self.integer(&c))
                 .unwrap_or(d.unreachable_seconds),
         })
     }
@@ -178,36 +170,30 @@ impl Reader {
             return None;
         }
         let d = RuntimeKnobs::default();
-        let workers = f
-            .get("workers")
-            .map(|c| {
-                let n = self.count(&c);
-                if n == Some(0) {
-                    self.invalid(&c, "at least 1 worker");
-                    None
-                } else {
-                    n
-                }
-            })
-            .flatten();
+        let workers = f.get("workers").and_then(|c| {
+            let n = self.count(&c);
+            if n == Some(0) {
+                self.invalid(&c, "at least 1 worker");
+                None
+            } else {
+                n
+            }
+        });
         Some(RuntimeKnobs {
             workers: workers.unwrap_or(d.workers),
             node_informer_lag: f
                 .get("nodeInformerLag")
-                .map(|c| self.duration(&c))
-                .flatten()
+                .and_then(|c| self.duration(&c))
                 .unwrap_or(d.node_informer_lag),
             pod_informer_lag: f
                 .get("podInformerLag")
-                .map(|c| self.duration(&c))
-                .flatten()
+                .and_then(|c| self.duration(&c))
                 .unwrap_or(d.pod_informer_lag),
             api_latency: f
                 .get("apiLatency")
-                .map(|c| self.duration(&c))
-                .flatten()
+                .and_then(|c| self.duration(&c))
                 .unwrap_or(d.api_latency),
-            deletion_grace: f.get("deletionGrace").map(|c| self.duration(&c)).flatten(),
+            deletion_grace: f.get("deletionGrace").and_then(|c| self.duration(&c)),
         })
     }
 
@@ -257,8 +243,7 @@ impl Reader {
         }
         let read = f
             .get("manifest")
-            .map(|c| self.read_manifest(&c, kind))
-            .flatten()?;
+            .and_then(|c| self.read_manifest(&c, kind))?;
         let before = self.errors.len();
         for d in &read.errors {
             self.diagnostic(d);
@@ -398,23 +383,20 @@ impl Reader {
         let name = self.required(f, "name", name)?;
         let namespace = f
             .get("namespace")
-            .map(|c| self.string(&c))
-            .flatten()
+            .and_then(|c| self.string(&c))
             .unwrap_or_else(|| "default".into());
         let uid = f
             .get("uid")
-            .map(|c| self.string(&c))
-            .flatten()
+            .and_then(|c| self.string(&c))
             .unwrap_or_else(|| first_uid(&name));
-        let node = f.get("node").map(|c| self.string(&c)).flatten();
+        let node = f.get("node").and_then(|c| self.string(&c));
         let tolerations = f
             .get("tolerations")
             .map(|c| self.tolerations(&c))
             .unwrap_or_default();
         let daemon_set = f
             .get("daemonSet")
-            .map(|c| self.boolean(&c))
-            .flatten()
+            .and_then(|c| self.boolean(&c))
             .unwrap_or(false);
         Some(PodSpec {
             pod: Pod {
@@ -440,24 +422,22 @@ impl Reader {
         }
         let text = |r: &mut Self, key: &str| {
             f.get(key)
-                .map(|c| {
+                .and_then(|c| {
                     if c.is_null() {
                         Some(String::new())
                     } else {
                         r.string(&c)
                     }
                 })
-                .flatten()
                 .unwrap_or_default()
         };
         let key = text(self, "key");
         let operator = text(self, "operator");
         let value = text(self, "value");
         let effect = text(self, "effect");
-        let seconds = f
-            .get("tolerationSeconds")
-            .map(|c| if c.is_null() { None } else { self.integer(&c) })
-            .flatten();
+        let seconds =
+            f.get("tolerationSeconds")
+                .and_then(|c| if c.is_null() { None } else { self.integer(&c) });
         // As the API server validates it (VAL-TOL), with the comparison operators on as for
         // manifests; errors are reported at the offending field of this toleration.
         let raw = k8s_openapi::api::core::v1::Toleration {
@@ -543,8 +523,7 @@ impl Reader {
             key: self.required(f, "pod", key)?,
             uid: f
                 .get("uid")
-                .map(|c| self.string(&c))
-                .flatten()
+                .and_then(|c| self.string(&c))
                 .map(|u| Uid(u.as_str().into())),
         })
     }
@@ -558,23 +537,19 @@ impl Reader {
         let key = self.required(f, "pod", key)?;
         let uid = f
             .get("uid")
-            .map(|c| self.string(&c))
-            .flatten()
+            .and_then(|c| self.string(&c))
             .map(|u| Uid(u.as_str().into()));
-        let at = f.get("at").map(|c| self.duration(&c)).flatten();
-        let within = f
-            .get("within")
-            .map(|c| {
-                let bounds = self.list(&c, |r, d| r.duration(d));
-                match bounds.as_slice() {
-                    [from, to] if from <= to => Some((*from, *to)),
-                    _ => {
-                        self.invalid(&c, "[FROM, TO] with FROM <= TO");
-                        None
-                    }
+        let at = f.get("at").and_then(|c| self.duration(&c));
+        let within = f.get("within").and_then(|c| {
+            let bounds = self.list(&c, |r, d| r.duration(d));
+            match bounds.as_slice() {
+                [from, to] if from <= to => Some((*from, *to)),
+                _ => {
+                    self.invalid(&c, "[FROM, TO] with FROM <= TO");
+                    None
                 }
-            })
-            .flatten();
+            }
+        });
         let (from, to) = match (at, within) {
             (Some(at), None) => (at, at),
             (None, Some(w)) => w,
@@ -602,11 +577,10 @@ impl Reader {
             pod: key,
             reason: f
                 .get("reason")
-                .map(|c| self.string(&c))
-                .flatten()
+                .and_then(|c| self.string(&c))
                 .unwrap_or_else(|| "TaintManagerEviction".into()),
             message: self.required(f, "message", message)?,
-            count: f.get("count").map(|c| self.count(&c)).flatten(),
+            count: f.get("count").and_then(|c| self.count(&c)),
             line: f.line(),
         })
     }
