@@ -4,7 +4,7 @@
 use super::display;
 use super::properties::PROPERTIES;
 use super::shortest;
-use super::TaintSys;
+use super::system::TaintSys;
 use serde::Serialize;
 use stateright::{Checker, Model};
 use std::sync::mpsc::RecvTimeoutError;
@@ -230,7 +230,7 @@ pub fn run(
                 status,
                 counterexample: found.filter(|_| p.always).map(|path| Counterexample {
                     action_path: path.encode(&model),
-                    steps: display::steps(&model, path),
+                    steps: display::steps(path, |s, a| model.outcome(s, a)),
                 }),
             }
         })

@@ -7,7 +7,7 @@
 
 use super::symmetry::Symmetry;
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
-use crate::core::Controller;
+use crate::core::{Controller, WorkPhase};
 use crate::matching;
 use crate::shared::Shared;
 use crate::small_map::SmallMap;
@@ -30,6 +30,35 @@ pub struct SysState {
     /// What the configuration lets the symmetry reduction rename (constant; ignored by `Eq` and
     /// `Hash`).
     pub symmetry: Symmetry,
+}
+
+impl SysState {
+    /// Nothing in flight but armed timers: informers drained and synced, the controller
+    /// waiting only for timers, no request pending, no timer due. [`super::Action::Tick`] is
+    /// enabled only here, and CONV-1 is judged only here.
+    pub fn quiescent(&self) -> bool {
+        self.nodes.is_drained()
+            && self.pods.is_drained()
+            && waits_only_for_timers(&self.ctrl)
+            && self.ctrl.next_deadline().is_none_or(|d| d > self.now)
+    }
+}
+
+/// The controller has nothing to do but wait for timers: queues idle, nothing held, buffered
+/// or handled, and every work armed (eviction timer) or backing off (backoff timer).
+/// `Controller::is_quiescent` does not count backoff as waiting.
+fn waits_only_for_timers(ctrl: &Controller) -> bool {
+    let (held_node, held_pod) = ctrl.held();
+    ctrl.node_queue().is_idle()
+        && ctrl.pod_queue().is_idle()
+        && held_node.is_none()
+        && held_pod.is_none()
+        && ctrl.shards().all_idle()
+        && ctrl
+            .timed_queue()
+            .works()
+            .values()
+            .all(|w| matches!(w.phase, WorkPhase::Armed | WorkPhase::Backoff { .. }))
 }
 
 /// The API server's objects: the truth every cache lags behind. Spec: MODEL-S2.
