@@ -33,20 +33,27 @@ pub enum Flag {
 /// A bit of `History::witnessed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Witness {
+    /// SOME-1: an eviction at the instant its taint applied.
     ImmediateEviction = 0,
+    /// SOME-2: an eviction after tolerationSeconds.
     SecondsEviction = 1,
+    /// SOME-3: a "Cancelling deletion" event.
     CancelledTimer = 2,
+    /// SOME-4: a deletion that succeeded after a failed request.
     RetriedDeletion = 3,
+    /// SOME-5: an eviction after a controller restart.
     EvictionAfterRestart = 4,
 }
 
 impl Flag {
+    /// Its bit in `History::violated`.
     pub fn bit(self) -> u16 {
         1 << self as u16
     }
 }
 
 impl Witness {
+    /// Its bit in `History::witnessed`.
     pub fn bit(self) -> u16 {
         1 << self as u16
     }
@@ -54,8 +61,11 @@ impl Witness {
 
 /// A property's stable name (as printed and asserted), its spec id, and its kind.
 pub struct PropertyInfo {
+    /// The name `check` prints and the tests assert.
     pub name: &'static str,
+    /// Its spec id (specs/spec.md).
     pub id: &'static str,
+    /// `always` (safety, bounded liveness) rather than `sometimes` (non-vacuity).
     pub always: bool,
 }
 
