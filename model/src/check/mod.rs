@@ -8,11 +8,11 @@
 //! * [`state`]: [`SysState`], the API server's objects, the informers, the environment's budget
 //!   and the history variables; [`action`]: [`Action`] and [`EnvOp`].
 //! * [`informer`]: informer delivery and re-lists, and the controller's view of the caches.
-//! * [`answer`]: the API server's answers to the controller's requests.
-//! * [`environment`]: the environment's operations, enabled and applied.
-//! * [`judge`]: what a step commits, recorded for the properties; [`properties`]: the
+//! * `answer`: the API server's answers to the controller's requests.
+//! * `environment`: the environment's operations, enabled and applied.
+//! * `judge`: what a step commits, recorded for the properties; [`properties`]: the
 //!   properties and what each reads in a state.
-//! * [`symmetry`] and [`representative`]: what a run may rename, and the canonical state of an
+//! * [`symmetry`] and `representative`: what a run may rename, and the canonical state of an
 //!   orbit.
 //! * [`outcome`] and [`display`]: what a step did, and its rendering for people and the
 //!   Explorer.

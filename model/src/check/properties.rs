@@ -1,6 +1,6 @@
 //! The properties: their names and spec ids ([`PROPERTIES`]) and what each reads in a state.
 //! Safety properties that are about an instant in the past (when a DELETE was issued or
-//! applied) are decided by the step that commits it ([`super::judge`]) and kept as a bit in
+//! applied) are decided by the step that commits it (`judge`) and kept as a bit in
 //! [`History`](super::state::History); the others read the state. Liveness is a bounded
 //! deadline over the explicit clock (`always`), never `eventually`. The model lists them in
 //! stateright form in [`TaintSys::properties`](super::system::TaintSys). Spec: specs/spec.md,

@@ -7,7 +7,7 @@
 //! and, with one worker (node names fix the FNV shard), of the nodes is a symmetry. With
 //! `restart`, a re-list delivers pods and nodes in name order: then only identically configured
 //! pods that are gone for good are permuted (the live ones keep their name order) and nodes are
-//! not. With `recreate_pod` no pod is renamed. [`super::representative`] picks the canonical
+//! not. With `recreate_pod` no pod is renamed. `representative` picks the canonical
 //! member of each orbit.
 
 use super::config::{CheckConfig, OpKind, PodSpec};

@@ -184,43 +184,33 @@ impl TaintSys {
             Action::InformerDeliverNode => informer::deliver_node(&mut next, out),
             Action::InformerDeliverPod => informer::deliver_pod(&mut next, out),
             Action::Controller(step) => {
-                let SysState {
-                    ctrl,
-                    nodes,
-                    pods,
-                    now,
-                    ..
-                } = &mut next;
-                ctrl.make_mut().step(
-                    step.clone(),
-                    &CacheView::of(nodes, pods),
-                    *now,
-                    &mut out.effects,
-                );
+                let (ctrl, view, now) = controller(&mut next);
+                ctrl.step(step.clone(), &view, now, &mut out.effects);
             }
             Action::ApiRespond(id) => {
                 let req = next.ctrl.pending_requests().find(|r| r.id == *id)?.clone();
                 let result = answer::answer(&mut next, &req, self.ops(), out);
-                let SysState {
-                    ctrl,
-                    nodes,
-                    pods,
-                    now,
-                    ..
-                } = &mut next;
-                ctrl.make_mut().api_responded(
-                    req.id,
-                    result,
-                    &CacheView::of(nodes, pods),
-                    *now,
-                    &mut out.effects,
-                );
+                let (ctrl, view, now) = controller(&mut next);
+                ctrl.api_responded(req.id, result, &view, now, &mut out.effects);
             }
             Action::Env(op) => self.environment().apply(&mut next, op, out),
         }
         judge::effects(&mut next, s, action, &out.effects, self.ops());
         Some(next)
     }
+}
+
+/// The controller, its view of the informer caches and the clock: disjoint parts of `s`, so the
+/// controller steps while it reads the caches.
+fn controller(s: &mut SysState) -> (&mut Controller, CacheView<'_>, Time) {
+    let SysState {
+        ctrl,
+        nodes,
+        pods,
+        now,
+        ..
+    } = s;
+    (ctrl.make_mut(), CacheView::of(nodes, pods), *now)
 }
 
 impl Model for TaintSys {
@@ -270,7 +260,7 @@ impl Model for TaintSys {
     }
 
     /// The properties, in [`PROPERTIES`] order (the names come from there). Those about an
-    /// instant in the past read the history bits [`judge`] records; the others read the state.
+    /// instant in the past read the history bits `judge` records; the others read the state.
     fn properties(&self) -> Vec<Property<Self>> {
         use properties::{flag_clear, witnessed};
         let p = PROPERTIES;
