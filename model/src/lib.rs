@@ -1,33 +1,56 @@
-//! taintcheck-model: Kubernetes NoExecute taint eviction, made precise.
+//! taintcheck-model: the stateright model of Kubernetes NoExecute taint eviction and its world,
+//! the formats around it, and the conformance oracle, all driving the sans-IO controller core
+//! ([`taintcheck_core`], re-exported as [`core`]). Every decision about taints, tolerations,
+//! queues and timers is the core's; this crate composes, checks and explains.
 //!
-//! * [`api`]: compact Kubernetes objects; [`time`]: the only notion of time (caller-supplied ms).
-//! * [`matching`]: upstream's toleration matching, the single source of every match decision.
-//! * [`profile`]: version profiles as named behaviour switches; [`core`]: the sans-IO controller.
-//! * [`scenario`]: the scenario format; [`trace`]: the observable trace format.
-//! * [`validate`] (with [`field`]): API-server validation; [`manifest`]: `kubectl` manifests in
-//!   and out; [`taint_syntax`]: `kubectl taint` arguments and `Taint.ToString`.
-//! * [`scheduler`]: the TaintToleration plugin; [`admission`]: admission-time tolerations;
-//!   [`explain`]: what a node's taints mean for a pod.
+//! # Map
+//!
+//! * Objects and decisions, re-exported from the core under the paths users know: [`api`]
+//!   (compact Kubernetes objects), [`time`] (the only notion of time, caller-supplied ms),
+//!   [`matching`] (upstream's toleration matching), [`profile`] (Kubernetes versions as named
+//!   behaviour switches), [`api_server`] (the API server's answers), and the containers that
+//!   keep search states cheap to copy and fingerprint ([`shared`], [`small_map`], [`fx`]).
+//! * Input formats: [`manifest`] (`kubectl` manifests in and out), [`validate`] with [`field`]
+//!   (API-server validation, every error with its field path), [`taint_syntax`] (`kubectl
+//!   taint` arguments and `Taint.ToString`), [`scenario`] (scenarios), [`trace`] (the
+//!   observable trace), [`recording`] (`kubectl --watch` recordings into traces).
+//! * Other components' rules: [`scheduler`] (the TaintToleration plugin), [`admission`]
+//!   (admission-time tolerations); [`explain`] gathers them for `taintcheck explain`.
 //! * [`check`]: the stateright model of the whole system (`taintcheck check` / `explore`).
-//! * [`oracle`]: the conformance oracle over traces, for Rust test suites through
-//!   [`conformance`]; [`recording`]: `kubectl` watch recordings into traces.
-//! * [`shared`] and [`small_map`]: the containers that keep search states cheap to copy and
-//!   to fingerprint (the model's and the oracle's).
+//! * [`oracle`]: the conformance oracle over traces; [`conformance`]: its entry point for Rust
+//!   test suites.
 //!
-//! Sans-IO contract: nothing in this crate reads a clock, spawns a thread, sleeps or performs I/O
-//! on its own behalf. Inputs come in as arguments, decisions go out as values.
+//! # Determinism and I/O
+//!
+//! The sans-IO contract (no clock, no threads, no I/O) is the core's, and its own crate lets the
+//! compiler keep it. This crate is deterministic as well: the same inputs give the same states,
+//! traces, verdicts and reports. It reaches outside in two places only: [`check::run`] starts
+//! stateright's checker threads and times the run (the one module that runs the checker), and
+//! the readers of manifests and model configurations open the files a user names.
 
+#![warn(missing_docs)]
+
+// The modules under `allow(missing_docs)` still have public items without their own doc.
+#[allow(missing_docs)]
 pub mod admission;
 pub mod check;
 pub mod conformance;
+#[allow(missing_docs)]
 pub mod explain;
+#[allow(missing_docs)]
 pub mod field;
+#[allow(missing_docs)]
 pub mod manifest;
+#[allow(missing_docs)]
 pub mod oracle;
+#[allow(missing_docs)]
 pub mod recording;
+#[allow(missing_docs)]
 pub mod scenario;
 pub mod scheduler;
+#[allow(missing_docs)]
 pub mod taint_syntax;
+#[allow(missing_docs)]
 pub mod trace;
 pub mod validate;
 pub mod yaml;

@@ -34,26 +34,60 @@ impl From<Step> for Action {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EnvOp {
     /// ENV-1: add the config's `taints[taint]` to a node.
-    AddTaint { node: NodeName, taint: usize },
+    AddTaint {
+        /// The node.
+        node: NodeName,
+        /// Index into the config's `taints`.
+        taint: usize,
+    },
     /// ENV-2: remove the NoExecute taint with this key.
-    RemoveTaint { node: NodeName, key: Name },
+    RemoveTaint {
+        /// The node.
+        node: NodeName,
+        /// The taint's key.
+        key: Name,
+    },
     /// ENV-3: append the config's `append_tolerations[choice]` (validation allows appends only).
-    AppendToleration { pod: PodKey, choice: usize },
+    AppendToleration {
+        /// The pod.
+        pod: PodKey,
+        /// Index into the config's `append_tolerations`.
+        choice: usize,
+    },
     /// ENV-4: change `tolerationSeconds` of an existing toleration (validation allows it).
     SetSeconds {
+        /// The pod.
         pod: PodKey,
+        /// Index into the pod's tolerations.
         toleration: usize,
+        /// The new value (`None`: forever).
         seconds: Option<i64>,
     },
     /// ENV-5: delete a pod (by name).
-    DeletePod { pod: PodKey },
+    DeletePod {
+        /// The pod.
+        pod: PodKey,
+    },
     /// ENV-6: delete a pod and create one with the same name and a new UID (a StatefulSet), bound
     /// to `node` (the same, another, or none: pending).
-    RecreatePod { pod: PodKey, node: Option<NodeName> },
+    RecreatePod {
+        /// The pod's name.
+        pod: PodKey,
+        /// Where the new pod is bound (`None`: pending).
+        node: Option<NodeName>,
+    },
     /// ENV-7: the scheduler binds a pending pod.
-    BindPod { pod: PodKey, node: NodeName },
+    BindPod {
+        /// The pending pod.
+        pod: PodKey,
+        /// Its node.
+        node: NodeName,
+    },
     /// ENV-8: delete a node (its pods stay bound to the name; PodGC is not modelled).
-    DeleteNode { node: NodeName },
+    DeleteNode {
+        /// The node.
+        node: NodeName,
+    },
     /// ENV-9: the controller process restarts: its memory is lost, informers re-list.
     Restart,
     /// ENV-10: the next API request the server answers fails.

@@ -2,8 +2,8 @@
 //! Nothing here decides anything; it only renders what the model and the core did.
 
 use super::action::{Action, EnvOp};
+use super::outcome::Outcome;
 use super::state::SysState;
-use super::{Outcome, TaintSys};
 use crate::api::{Pod, Taint};
 use crate::core::{Effect, Immediate, NodePhase, Note, Step, Verb, Worker};
 use stateright::Path;
@@ -228,7 +228,7 @@ pub fn effect(e: &Effect) -> String {
 }
 
 /// What a step did: the action, then the notes and effects it produced.
-pub fn step(before: &SysState, a: &Action, _after: &SysState, out: &Outcome) -> String {
+pub fn step(before: &SysState, a: &Action, out: &Outcome) -> String {
     let mut s = describe(before, a);
     let mut parts: Vec<String> = out.notes.as_slice().to_vec();
     parts.extend(out.effects.iter().map(effect));
@@ -239,13 +239,17 @@ pub fn step(before: &SysState, a: &Action, _after: &SysState, out: &Outcome) -> 
     s
 }
 
-/// A path as numbered steps with times: `  3. t=2000ms  <step>`.
-pub fn steps(model: &TaintSys, path: &Path<SysState, Action>) -> Vec<String> {
+/// A path as numbered steps with times: `  3. t=2000ms  <step>`. `outcome` is the model's
+/// transition, notes included (`None`: not enabled).
+pub fn steps(
+    path: &Path<SysState, Action>,
+    outcome: impl Fn(&SysState, &Action) -> Option<Outcome>,
+) -> Vec<String> {
     let mut lines = Vec::new();
     for (i, (state, action)) in path.clone().into_vec().into_iter().enumerate() {
         let Some(action) = action else { continue };
-        let text = match model.transition(&state, &action) {
-            Some((after, out)) => step(&state, &action, &after, &out),
+        let text = match outcome(&state, &action) {
+            Some(out) => step(&state, &action, &out),
             None => action_text(&action),
         };
         lines.push(format!("{:>3}. t={}ms  {}", i + 1, state.now.0, text));
@@ -267,8 +271,11 @@ const LANES: [&str; 5] = [
 
 /// The Explorer's timeline: one column per step (time on top), lanes for the environment, the
 /// informers, the controller (dispatchers, workers, timers), the API server and the events; marks
-/// for taints, decisions, cancels and deletions in time order.
-pub fn svg(model: &TaintSys, path: Path<SysState, Action>) -> String {
+/// for taints, decisions, cancels and deletions in time order. `outcome` as for [`steps`].
+pub fn svg(
+    path: Path<SysState, Action>,
+    outcome: impl Fn(&SysState, &Action) -> Option<Outcome>,
+) -> String {
     let steps = path.into_vec();
     let col = 150;
     let lane_h = 48;
@@ -299,7 +306,7 @@ pub fn svg(model: &TaintSys, path: Path<SysState, Action>) -> String {
             r#"<text x="{x}" y="20" text-anchor="middle">t={}ms</text>"#,
             state.now.0
         );
-        let outcome = model.transition(state, action).map(|(_, o)| o);
+        let done = outcome(state, action);
         let (lane, color) = match action {
             Action::Env(_) | Action::Tick(_) => (0, "#555"),
             Action::InformerDeliverNode | Action::InformerDeliverPod => (1, "#1f77b4"),
@@ -313,7 +320,7 @@ pub fn svg(model: &TaintSys, path: Path<SysState, Action>) -> String {
             color,
             &action_label(action),
         );
-        for e in outcome.iter().flat_map(|o| &o.effects) {
+        for e in done.iter().flat_map(|o| &o.effects) {
             let (lane, color, label) = match e {
                 Effect::Event(ev) => (4, "#9467bd", format!("{:?} {}", ev.kind, ev.pod)),
                 Effect::Api(r) => (3, "#ff7f0e", format!("{:?} {}", r.verb, r.pod)),

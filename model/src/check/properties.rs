@@ -1,12 +1,16 @@
-//! The properties, each with its spec id and a readable name. Safety properties that are about
-//! an instant in the past (when a DELETE was issued or applied) are evaluated by the step that
-//! commits it and kept as a bit in [`super::state::History`]; the others read the state.
-//! Liveness is a bounded deadline over the explicit clock (`always`), never `eventually`.
-//! Spec: specs/spec.md, "Properties".
+//! The properties: their names and spec ids ([`PROPERTIES`]) and what each reads in a state.
+//! Safety properties that are about an instant in the past (when a DELETE was issued or
+//! applied) are decided by the step that commits it (`judge`) and kept as a bit in
+//! [`History`](super::state::History); the others read the state. Liveness is a bounded
+//! deadline over the explicit clock (`always`), never `eventually`. The model lists them in
+//! stateright form in [`TaintSys::properties`](super::system::TaintSys). Spec: specs/spec.md,
+//! "Properties".
 
 use super::state::{earliest_eviction, SysState};
-use super::TaintSys;
-use stateright::Property;
+use crate::api::Taint;
+use crate::core::{shard_of, PodItem, WorkPhase, Worker};
+use crate::time::{Duration, Time};
+use smallvec::SmallVec;
 
 /// A bit of `History::violated` (for `always` properties) or `History::witnessed`
 /// (for `sometimes` properties).
@@ -29,20 +33,27 @@ pub enum Flag {
 /// A bit of `History::witnessed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Witness {
+    /// SOME-1: an eviction at the instant its taint applied.
     ImmediateEviction = 0,
+    /// SOME-2: an eviction after tolerationSeconds.
     SecondsEviction = 1,
+    /// SOME-3: a "Cancelling deletion" event.
     CancelledTimer = 2,
+    /// SOME-4: a deletion that succeeded after a failed request.
     RetriedDeletion = 3,
+    /// SOME-5: an eviction after a controller restart.
     EvictionAfterRestart = 4,
 }
 
 impl Flag {
+    /// Its bit in `History::violated`.
     pub fn bit(self) -> u16 {
         1 << self as u16
     }
 }
 
 impl Witness {
+    /// Its bit in `History::witnessed`.
     pub fn bit(self) -> u16 {
         1 << self as u16
     }
@@ -50,8 +61,11 @@ impl Witness {
 
 /// A property's stable name (as printed and asserted), its spec id, and its kind.
 pub struct PropertyInfo {
+    /// The name `check` prints and the tests assert.
     pub name: &'static str,
+    /// Its spec id (specs/spec.md).
     pub id: &'static str,
+    /// `always` (safety, bounded liveness) rather than `sometimes` (non-vacuity).
     pub always: bool,
 }
 
@@ -87,64 +101,44 @@ const fn info(name: &'static str, id: &'static str, always: bool) -> PropertyInf
     PropertyInfo { name, id, always }
 }
 
-fn flag_clear(s: &SysState, f: Flag) -> bool {
+/// The `always` property of flag `f` holds: no step has recorded its violation.
+pub(super) fn flag_clear(s: &SysState, f: Flag) -> bool {
     s.history.violated & f.bit() == 0
 }
 
-fn witnessed(s: &SysState, w: Witness) -> bool {
+/// The `sometimes` property of witness `w` has its example in this state's past.
+pub(super) fn witnessed(s: &SysState, w: Witness) -> bool {
     s.history.witnessed & w.bit() != 0
-}
-
-/// The properties in stateright form (same order as [`PROPERTIES`]).
-pub fn properties() -> Vec<Property<TaintSys>> {
-    let p = PROPERTIES;
-    vec![
-        Property::always(p[0].name, |_, s| flag_clear(s, Flag::EvictAfterRemoval)),
-        Property::always(p[1].name, |_, s| flag_clear(s, Flag::Premature)),
-        Property::always(p[2].name, |m, s| bounded(m, s, true)),
-        Property::always(p[3].name, |m, s| bounded(m, s, false)),
-        Property::always(p[4].name, |_, s| flag_clear(s, Flag::UidSafety)),
-        Property::always(p[5].name, |_, s| flag_clear(s, Flag::JustifiedSinceBind)),
-        Property::always(p[6].name, |_, s| flag_clear(s, Flag::HonestCancel)),
-        Property::always(p[7].name, |_, s| queue_exclusive(s)),
-        Property::always(p[8].name, |_, s| {
-            flag_clear(s, Flag::CorePrecondition) && !s.ctrl.precondition_violated()
-        }),
-        Property::always(p[9].name, converged_when_quiescent),
-        Property::always(p[10].name, |_, s| no_orphaned_timer(s)),
-        Property::sometimes(p[11].name, |_, s| witnessed(s, Witness::ImmediateEviction)),
-        Property::sometimes(p[12].name, |_, s| witnessed(s, Witness::SecondsEviction)),
-        Property::sometimes(p[13].name, |_, s| witnessed(s, Witness::CancelledTimer)),
-        Property::sometimes(p[14].name, |_, s| witnessed(s, Witness::RetriedDeletion)),
-        Property::sometimes(p[15].name, |_, s| {
-            witnessed(s, Witness::EvictionAfterRestart)
-        }),
-    ]
 }
 
 /// TIMER-1: every armed, uncancelled eviction timer is the one its key's entry names, so a
 /// later `CancelWork` of that key can still stop it. A completing older work that removes or
 /// overwrites a newer entry (N4) leaves that entry's timer armed and out of reach.
-fn no_orphaned_timer(s: &SysState) -> bool {
+pub(super) fn no_orphaned_timer(s: &SysState) -> bool {
     let q = s.ctrl.timed_queue();
     q.works().iter().all(|(id, w)| {
-        w.phase != crate::core::WorkPhase::Armed
+        w.phase != WorkPhase::Armed
             || w.cancelled
             || q.entry(&w.key).and_then(|e| e.work()) == Some(*id)
     })
 }
 
 /// LIVE-1 / LIVE-2: no pod is still on its node in the API later than its earliest legal
-/// eviction plus the processing bound. `per_incarnation`: deadlines count from the last restart
-/// at the earliest (LIVE-1); otherwise from the API's own history (LIVE-2, TimeAdded semantics).
-fn bounded(m: &TaintSys, s: &SysState, per_incarnation: bool) -> bool {
+/// eviction plus the processing bound `bound`. `per_incarnation`: deadlines count from the last
+/// restart at the earliest (LIVE-1); otherwise from the API's own history (LIVE-2, TimeAdded
+/// semantics). `comparison_operators`: the profile's switch.
+pub(super) fn bounded(
+    s: &SysState,
+    comparison_operators: bool,
+    bound: Duration,
+    per_incarnation: bool,
+) -> bool {
     let floor = match (per_incarnation, s.env.restarted_at) {
         (true, Some(t)) => t,
-        _ => crate::time::Time::ZERO,
+        _ => Time::ZERO,
     };
-    let ops = m.profile.comparison_operators;
     s.api.pods.values().all(|p| {
-        let (Some(node), Some(bound)) = (p.pod.node_name.as_ref(), p.bound_since) else {
+        let (Some(node), Some(bound_since)) = (p.pod.node_name.as_ref(), p.bound_since) else {
             return true;
         };
         let Some(n) = s.api.nodes.get(node) else {
@@ -158,11 +152,14 @@ fn bounded(m: &TaintSys, s: &SysState, per_incarnation: bool) -> bool {
             clamped = n.taint_since.iter().map(|t| (*t).max(floor)).collect();
             &clamped[..]
         };
-        match earliest_eviction(&n.node, since, &p.pod, bound.max(floor), ops) {
-            Some(at) => {
-                let due = at.max(p.changed_at);
-                s.now <= due.plus(crate::time::Duration(m.config.processing_bound_ms))
-            }
+        match earliest_eviction(
+            &n.node,
+            since,
+            &p.pod,
+            bound_since.max(floor),
+            comparison_operators,
+        ) {
+            Some(at) => s.now <= at.max(p.changed_at).plus(bound),
             None => true,
         }
     })
@@ -170,11 +167,11 @@ fn bounded(m: &TaintSys, s: &SysState, per_incarnation: bool) -> bool {
 
 /// CONV-1: whenever nothing is in flight (informers drained, controller quiescent), the
 /// controller's `taintedNodes` equals the API's non-empty NoExecute taint lists.
-fn converged_when_quiescent(m: &TaintSys, s: &SysState) -> bool {
-    if !m.quiescent(s) {
+pub(super) fn converged_when_quiescent(s: &SysState) -> bool {
+    if !s.quiescent() {
         return true;
     }
-    let expected: Vec<(&str, Vec<&crate::api::Taint>)> = s
+    let expected: Vec<(&str, Vec<&Taint>)> = s
         .api
         .nodes
         .values()
@@ -186,7 +183,7 @@ fn converged_when_quiescent(m: &TaintSys, s: &SysState) -> bool {
         })
         .filter(|(_, t)| !t.is_empty())
         .collect();
-    let actual: Vec<(&str, Vec<&crate::api::Taint>)> = s
+    let actual: Vec<(&str, Vec<&Taint>)> = s
         .ctrl
         .tainted_nodes()
         .iter()
@@ -199,9 +196,7 @@ fn converged_when_quiescent(m: &TaintSys, s: &SysState) -> bool {
 /// handled by a worker) is in its queue's `processing` set and in exactly one of those places
 /// (client-go's "never handed out twice"); and every item sits on, and is handled by, the shard
 /// its node name hashes to (semantics §3).
-fn queue_exclusive(s: &SysState) -> bool {
-    use crate::core::{shard_of, PodItem, Worker};
-    use smallvec::SmallVec;
+pub(super) fn queue_exclusive(s: &SysState) -> bool {
     let ctrl = &s.ctrl;
     let workers = ctrl.shards().len();
     // On the stack: this runs on every state.

@@ -1,10 +1,15 @@
 //! One model-checking run and its report: what `taintcheck check` prints and what the verdict
 //! tests assert. Spec: CHECK-1 (specs/spec.md, "Running the checker").
+//!
+//! The one module of this crate that starts threads and reads the clock: stateright's checker
+//! runs on its own threads, a progress thread reports once a second, and the report times the
+//! exploration. It stays beside the model because the verdict tests and the benchmarks call it
+//! as a library, and the `taintcheck` CLI is only a binary.
 
 use super::display;
 use super::properties::PROPERTIES;
 use super::shortest;
-use super::TaintSys;
+use super::system::TaintSys;
 use serde::Serialize;
 use stateright::{Checker, Model};
 use std::sync::mpsc::RecvTimeoutError;
@@ -22,6 +27,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// The strategy named `s` (`bfs`, `dfs`, `simulation`).
     pub fn parse(s: &str) -> Option<Strategy> {
         match s {
             "bfs" => Some(Strategy::Bfs),
@@ -31,6 +37,7 @@ impl Strategy {
         }
     }
 
+    /// Its command-line and report name.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Bfs => "bfs",
@@ -43,10 +50,13 @@ impl Strategy {
 /// Run options (all have defaults suitable for `check` with no arguments).
 #[derive(Clone, Debug)]
 pub struct RunOptions {
+    /// How to explore.
     pub strategy: Strategy,
+    /// The checker's worker threads (at least one).
     pub threads: usize,
     /// Stop after about this many states (simulation always needs one).
     pub target_states: Option<usize>,
+    /// The simulation's seed.
     pub seed: u64,
     /// Symmetry reduction over interchangeable pods (spec MODEL-SYM). stateright honours it in
     /// DFS and simulation only; [`RunOptions::check`] refuses it with BFS.
@@ -83,13 +93,18 @@ impl Default for RunOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// An `always` property no reachable state violates.
     Holds,
+    /// An `always` property some reachable state violates.
     Violated,
+    /// A `sometimes` property with an example.
     ExampleFound,
+    /// A `sometimes` property without one (vacuity alarm).
     NoExample,
 }
 
 impl Status {
+    /// Its report name.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Holds => "holds",
@@ -103,35 +118,52 @@ impl Status {
 /// A discovered path: the Explorer's action-index path and the readable steps.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Counterexample {
+    /// The Explorer's path (`0/4/2/...`).
     pub action_path: String,
+    /// The numbered steps in words.
     pub steps: Vec<String>,
 }
 
 /// One line of the report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PropertyReport {
+    /// The property's name.
     pub name: &'static str,
+    /// `always` or `sometimes`.
     pub kind: &'static str,
+    /// Its outcome.
     pub status: Status,
+    /// The path to a violation (`always` properties only).
     pub counterexample: Option<Counterexample>,
 }
 
 /// The whole report, in the `--json` shape of the issue.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
+    /// The profile's name.
     pub profile: &'static str,
+    /// The configuration's name.
     pub config: String,
+    /// The strategy's name.
     pub strategy: &'static str,
+    /// Whether symmetry reduction was on.
     pub symmetry: bool,
+    /// States generated.
     pub states: usize,
+    /// Distinct states (representatives, with symmetry).
     pub unique_states: usize,
+    /// The longest path explored.
     pub max_depth: usize,
+    /// Exploration time, without the shortest-counterexample pass.
     pub seconds: f64,
+    /// The whole bounded state space was explored (no target reached, not a simulation).
     pub complete: bool,
+    /// One line per property, in [`PROPERTIES`] order.
     pub properties: Vec<PropertyReport>,
 }
 
 impl Report {
+    /// The outcome of the property `name`.
     pub fn status(&self, name: &str) -> Option<Status> {
         self.properties
             .iter()
@@ -230,7 +262,7 @@ pub fn run(
                 status,
                 counterexample: found.filter(|_| p.always).map(|path| Counterexample {
                     action_path: path.encode(&model),
-                    steps: display::steps(&model, path),
+                    steps: display::steps(path, |s, a| model.outcome(s, a)),
                 }),
             }
         })

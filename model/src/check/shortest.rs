@@ -9,7 +9,9 @@
 //! violating state per property: a shortest counterexample, and the same one on every run.
 //! Spec: CHECK-2.
 
-use super::{Action, SysState, TaintSys};
+use super::action::Action;
+use super::state::SysState;
+use super::system::TaintSys;
 use crate::fx::{Fx, FxBuild};
 use stateright::{Model, Path};
 use std::collections::hash_map::Entry;

@@ -7,7 +7,7 @@
 
 use super::symmetry::Symmetry;
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
-use crate::core::Controller;
+use crate::core::{Controller, WorkPhase};
 use crate::matching;
 use crate::shared::Shared;
 use crate::small_map::SmallMap;
@@ -22,14 +22,48 @@ pub struct SysState {
     /// Shared between states until an action changes it ([`Shared::make_mut`]): most steps do
     /// not. So are the informer caches and the controller, each hashed once per version.
     pub api: Shared<ApiServer>,
+    /// The node informer.
     pub nodes: Informer<NodeName, CachedNode>,
+    /// The pod informer.
     pub pods: Informer<PodKey, CachedPod>,
+    /// The controller core.
     pub ctrl: Shared<Controller>,
+    /// The environment's budget and pending fault.
     pub env: EnvState,
+    /// What the properties need to know of the past.
     pub history: History,
     /// What the configuration lets the symmetry reduction rename (constant; ignored by `Eq` and
     /// `Hash`).
     pub symmetry: Symmetry,
+}
+
+impl SysState {
+    /// Nothing in flight but armed timers: informers drained and synced, the controller
+    /// waiting only for timers, no request pending, no timer due. [`Action::Tick`](super::action::Action::Tick) is
+    /// enabled only here, and CONV-1 is judged only here.
+    pub fn quiescent(&self) -> bool {
+        self.nodes.is_drained()
+            && self.pods.is_drained()
+            && waits_only_for_timers(&self.ctrl)
+            && self.ctrl.next_deadline().is_none_or(|d| d > self.now)
+    }
+}
+
+/// The controller has nothing to do but wait for timers: queues idle, nothing held, buffered
+/// or handled, and every work armed (eviction timer) or backing off (backoff timer).
+/// `Controller::is_quiescent` does not count backoff as waiting.
+fn waits_only_for_timers(ctrl: &Controller) -> bool {
+    let (held_node, held_pod) = ctrl.held();
+    ctrl.node_queue().is_idle()
+        && ctrl.pod_queue().is_idle()
+        && held_node.is_none()
+        && held_pod.is_none()
+        && ctrl.shards().all_idle()
+        && ctrl
+            .timed_queue()
+            .works()
+            .values()
+            .all(|w| matches!(w.phase, WorkPhase::Armed | WorkPhase::Backoff { .. }))
 }
 
 /// The API server's objects: the truth every cache lags behind. Spec: MODEL-S2.
@@ -37,7 +71,9 @@ pub struct SysState {
 pub struct ApiServer {
     /// Each object is shared, like the caches' entries and the watch events in flight: a
     /// change to one object copies that object and the map's pointers, not every object.
+    /// The nodes, by name.
     pub nodes: SmallMap<NodeName, Shared<ApiNode>>,
+    /// The pods, by key.
     pub pods: SmallMap<PodKey, Shared<ApiPod>>,
     /// The next UID to hand out (UIDs are `<name>-<n>`; n never repeats within a behaviour).
     pub next_uid: u16,
@@ -46,6 +82,7 @@ pub struct ApiServer {
 /// A node in the API server, with when each of its taints appeared (history, not API data).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ApiNode {
+    /// The object.
     pub node: Node,
     /// Parallel to `node.taints`: the instant each taint was added.
     pub taint_since: Vec<Time>,
@@ -54,6 +91,7 @@ pub struct ApiNode {
 /// A pod in the API server, with its exposure history.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ApiPod {
+    /// The object.
     pub pod: Pod,
     /// When it was bound to its node (`None` while pending).
     pub bound_since: Option<Time>,
@@ -92,7 +130,9 @@ impl ApiPod {
 /// A watch event in flight from the API server to an informer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Delta<K, V> {
+    /// An object added or changed.
     Upsert(V),
+    /// The object with this key deleted.
     Delete(K),
 }
 
@@ -102,6 +142,7 @@ pub enum Delta<K, V> {
 pub struct Informer<K: Ord, V> {
     /// Shared between states until a delivery changes it ([`Shared::make_mut`]).
     pub cache: Shared<SmallMap<K, Shared<V>>>,
+    /// The watch events not yet delivered, oldest first.
     pub pending: VecDeque<Delta<K, Shared<V>>>,
     /// After a restart: how many initial-list events at the head of `pending` remain; the
     /// controller's workers wait for zero (upstream `WaitForCacheSync`).
@@ -119,6 +160,7 @@ impl<K: Ord, V> Default for Informer<K, V> {
 }
 
 impl<K: Ord, V> Informer<K, V> {
+    /// Every watch event delivered.
     pub fn is_drained(&self) -> bool {
         self.pending.is_empty()
     }
@@ -127,6 +169,7 @@ impl<K: Ord, V> Informer<K, V> {
 /// A cached node with when the cache first showed each taint (continuously since).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CachedNode {
+    /// The object as the cache shows it.
     pub node: Node,
     /// Parallel to `node.taints`.
     pub taint_since: Vec<Time>,
@@ -135,13 +178,16 @@ pub struct CachedNode {
 /// A cached pod with when the cache first showed this object (UID) bound to its node.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CachedPod {
+    /// The object as the cache shows it.
     pub pod: Pod,
+    /// Since when (`None` while pending).
     pub bound_since: Option<Time>,
 }
 
 /// The environment's remaining budget and pending fault. Spec: MODEL-S5.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct EnvState {
+    /// Operations left.
     pub budget: u8,
     /// The next API request the server answers fails (`Failed`).
     pub fail_next: bool,

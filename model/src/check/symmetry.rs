@@ -1,23 +1,19 @@
-//! Symmetry reduction (spec MODEL-SYM): a canonical representative per orbit of states that
-//! differ only in which pod or node is which, or in which work got which id.
+//! What a run's symmetry reduction may rename (spec MODEL-SYM), decided once from the
+//! configuration, and the renamings it allows.
 //!
 //! Without `recreate_pod` and `restart`, names fix no order anywhere in the model (a node's pods
 //! are listed in any order, [`crate::core::Listing::Any`]; queues and event streams are FIFO),
 //! and the environment treats every pod and every node alike, so any permutation of the pods
-//! and, with one worker (node names fix the FNV shard), of the nodes is a symmetry. The
-//! representative renames nodes, then pods, in the order of a signature of what the state says
-//! about each (trying every order of tied ones), canonicalises the work ids, and keeps the
-//! candidate with the smallest hash. With `restart`, a re-list delivers pods and nodes in name
-//! order: then only identically configured pods that are gone for good are permuted (the live
-//! ones keep their name order) and nodes are not. With `recreate_pod` no pod is renamed.
+//! and, with one worker (node names fix the FNV shard), of the nodes is a symmetry. With
+//! `restart`, a re-list delivers pods and nodes in name order: then only identically configured
+//! pods that are gone for good are permuted (the live ones keep their name order) and nodes are
+//! not. With `recreate_pod` no pod is renamed. `representative` picks the canonical
+//! member of each orbit.
 
-use super::config::{CheckConfig, OpKind};
-use super::state::{ApiServer, Delta, SysState};
+use super::config::{CheckConfig, OpKind, PodSpec};
 use crate::api::{NodeName, PodKey, Uid};
-use crate::core::{Entry, Renaming, WorkId};
-use crate::fx::Fx;
-use crate::shared::Shared;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::core::Renaming;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -41,19 +37,15 @@ pub struct Symmetry {
 }
 
 impl Symmetry {
-    /// The symmetries of `config`; `api` holds the configured pods with their UIDs.
-    pub fn of(config: &CheckConfig, api: &ApiServer) -> Symmetry {
+    /// The symmetries of `config`, whose pods got the UIDs `uids` and whose nodes are `nodes`
+    /// (sorted).
+    pub fn of(config: &CheckConfig, uids: BTreeMap<PodKey, Uid>, nodes: &[NodeName]) -> Symmetry {
         if config.operations.contains(&OpKind::RecreatePod) {
             return Symmetry::default();
         }
-        let uids = Arc::new(
-            api.pods
-                .iter()
-                .map(|(k, p)| (k.clone(), p.pod.uid.clone()))
-                .collect(),
-        );
+        let uids = Arc::new(uids);
         if !config.operations.contains(&OpKind::Restart) {
-            let pods: Vec<PodKey> = api.pods.keys().cloned().collect();
+            let pods: Vec<PodKey> = uids.keys().cloned().collect();
             return Symmetry {
                 free: true,
                 classes: if pods.len() > 1 {
@@ -61,8 +53,8 @@ impl Symmetry {
                 } else {
                     Arc::new([])
                 },
-                nodes: if config.workers == 1 && api.nodes.len() > 1 {
-                    api.nodes.keys().cloned().collect()
+                nodes: if config.workers == 1 && nodes.len() > 1 {
+                    nodes.into()
                 } else {
                     Arc::new([])
                 },
@@ -71,9 +63,7 @@ impl Symmetry {
         }
         let mut classes: Vec<Vec<PodKey>> = Vec::new();
         for (i, p) in config.pods.iter().enumerate() {
-            let same = |q: &&crate::check::config::PodSpec| {
-                q.node == p.node && q.tolerations == p.tolerations
-            };
+            let same = |q: &&PodSpec| q.node == p.node && q.tolerations == p.tolerations;
             if config.pods[..i].iter().any(|q| same(&q)) {
                 continue;
             }
@@ -93,6 +83,11 @@ impl Symmetry {
             nodes: Arc::new([]),
             uids,
         }
+    }
+
+    /// Names fix no order: every pod, and with one worker every node, may be renamed.
+    pub fn is_free(&self) -> bool {
+        self.free
     }
 
     /// The sets of pods that may be permuted among themselves.
@@ -131,7 +126,7 @@ impl fmt::Debug for Symmetry {
 
 /// A permutation of pods (keys, with their UIDs) and of nodes; what it leaves out is fixed.
 #[derive(Default)]
-struct Permutation {
+pub(super) struct Permutation {
     pods: BTreeMap<PodKey, PodKey>,
     uids: BTreeMap<Uid, Uid>,
     nodes: BTreeMap<NodeName, NodeName>,
@@ -139,7 +134,7 @@ struct Permutation {
 
 impl Permutation {
     /// The renaming `from → to` for each pair, with each pod's UID following it.
-    fn new(
+    pub(super) fn new(
         pods: impl IntoIterator<Item = (PodKey, PodKey)>,
         nodes: BTreeMap<NodeName, NodeName>,
         symmetry: &Symmetry,
@@ -158,7 +153,8 @@ impl Permutation {
         }
     }
 
-    fn is_identity(&self) -> bool {
+    /// Renames nothing.
+    pub(super) fn is_identity(&self) -> bool {
         self.pods.is_empty() && self.nodes.is_empty()
     }
 }
@@ -174,485 +170,5 @@ impl Renaming for Permutation {
 
     fn node(&self, node: &NodeName) -> NodeName {
         self.nodes.get(node).unwrap_or(node).clone()
-    }
-}
-
-impl SysState {
-    /// Pods a future listing or re-list may show: in the API, in the pod cache, or on their way
-    /// to it. Without `recreate_pod` the set only shrinks.
-    fn live_pods(&self) -> BTreeSet<&PodKey> {
-        let mut live: BTreeSet<&PodKey> = self.api.pods.keys().collect();
-        live.extend(self.pods.cache.keys());
-        live.extend(self.pods.pending.iter().filter_map(|d| match d {
-            Delta::Upsert(p) => Some(&p.pod.key),
-            Delta::Delete(_) => None,
-        }));
-        live
-    }
-
-    /// This state renamed by `r` everywhere: the API server, both informers, the controller and
-    /// the history.
-    fn renamed(&self, r: &impl Renaming) -> SysState {
-        let mut s = self.clone();
-        let api = s.api.make_mut();
-        if !api.nodes.is_empty() {
-            api.nodes = std::mem::take(&mut api.nodes)
-                .into_iter()
-                .map(|(_, mut n)| {
-                    let name = r.node(&n.node.name);
-                    n.make_mut().node.name = name.clone();
-                    (name, n)
-                })
-                .collect();
-        }
-        api.pods = std::mem::take(&mut api.pods)
-            .into_iter()
-            .map(|(_, mut p)| {
-                let pod = r.pod(&p.pod);
-                let key = pod.key.clone();
-                p.make_mut().pod = pod;
-                (key, p)
-            })
-            .collect();
-        s.nodes.cache = Shared::new(
-            s.nodes
-                .cache
-                .values()
-                .map(|n| {
-                    let mut n = n.clone();
-                    let name = r.node(&n.node.name);
-                    n.make_mut().node.name = name.clone();
-                    (name, n)
-                })
-                .collect(),
-        );
-        for d in &mut s.nodes.pending {
-            match d {
-                Delta::Upsert(n) => {
-                    let name = r.node(&n.node.name);
-                    n.make_mut().node.name = name;
-                }
-                Delta::Delete(name) => *name = r.node(name),
-            }
-        }
-        s.pods.cache = Shared::new(
-            s.pods
-                .cache
-                .values()
-                .map(|p| {
-                    let mut p = p.clone();
-                    let pod = r.pod(&p.pod);
-                    let key = pod.key.clone();
-                    p.make_mut().pod = pod;
-                    (key, p)
-                })
-                .collect(),
-        );
-        for d in &mut s.pods.pending {
-            match d {
-                Delta::Upsert(p) => {
-                    let pod = r.pod(&p.pod);
-                    p.make_mut().pod = pod;
-                }
-                Delta::Delete(k) => *k = r.key(k),
-            }
-        }
-        s.ctrl.make_mut().rename(r);
-        let h = &mut s.history;
-        if !h.cancelled.is_empty() {
-            let cancelled = h.cancelled.make_mut();
-            cancelled.iter_mut().for_each(|k| *k = r.key(k));
-            cancelled.sort_unstable();
-        }
-        if !h.decided.is_empty() {
-            let decided = h.decided.make_mut();
-            decided.iter_mut().for_each(|u| *u = r.uid(u));
-            decided.sort_unstable();
-        }
-        s
-    }
-
-    /// What the state says about node `name`, without any pod's or node's name: equal for `n`
-    /// in `s` and `σ(n)` in `σ(s)`. It need not tell nodes apart; ties are tried in every order.
-    fn node_signature(&self, name: &NodeName) -> u64 {
-        let mut h = Fx::default();
-        if let Some(n) = self.api.nodes.get(name) {
-            (1u8, &n.node.taints, &n.taint_since).hash(&mut h);
-        }
-        if let Some(n) = self.nodes.cache.get(name) {
-            (2u8, &n.node.taints, &n.taint_since).hash(&mut h);
-        }
-        for (i, d) in self.nodes.pending.iter().enumerate() {
-            match d {
-                Delta::Upsert(n) if n.node.name == *name => (3u8, i, &n.node.taints).hash(&mut h),
-                Delta::Delete(n) if n == name => (4u8, i).hash(&mut h),
-                _ => {}
-            }
-        }
-        if let Some(t) = self.ctrl.tainted_nodes().get(name) {
-            (5u8, t).hash(&mut h);
-        }
-        if let Some(i) = self.ctrl.node_queue().queued().position(|n| n == name) {
-            (6u8, i).hash(&mut h);
-        }
-        let mut bound: Vec<_> = self
-            .api
-            .pods
-            .values()
-            .filter(|p| p.pod.node_name.as_ref() == Some(name))
-            .map(|p| (&p.pod.tolerations, p.bound_since))
-            .collect();
-        bound.sort_unstable();
-        (7u8, bound).hash(&mut h);
-        h.finish()
-    }
-
-    /// What the state says about pod `key`, without its name, UID or any work id, its node's
-    /// name taken through `nodes`: equal for `p` in `s` and `σ(p)` in `σ(s)` once nodes are
-    /// renamed by `σ`. It need not tell pods apart; ties are tried in every order.
-    fn pod_signature(&self, key: &PodKey, nodes: &BTreeMap<NodeName, NodeName>) -> u64 {
-        let node = |n: &Option<NodeName>| n.as_ref().map(|n| nodes.get(n).unwrap_or(n).clone());
-        let mut h = Fx::default();
-        if let Some(p) = self.api.pods.get(key) {
-            h.write_u8(1);
-            node(&p.pod.node_name).hash(&mut h);
-            p.pod.tolerations.hash(&mut h);
-            (p.bound_since, p.changed_at, p.exposed_in_api).hash(&mut h);
-            (p.version, p.disruption_target).hash(&mut h);
-        }
-        if let Some(p) = self.pods.cache.get(key) {
-            h.write_u8(2);
-            node(&p.pod.node_name).hash(&mut h);
-            p.pod.tolerations.hash(&mut h);
-            p.bound_since.hash(&mut h);
-        }
-        for (i, d) in self.pods.pending.iter().enumerate() {
-            match d {
-                Delta::Upsert(p) if p.pod.key == *key => {
-                    (3u8, i, node(&p.pod.node_name), &p.pod.tolerations).hash(&mut h);
-                }
-                Delta::Delete(k) if k == key => (4u8, i).hash(&mut h),
-                _ => {}
-            }
-        }
-        let q = self.ctrl.timed_queue();
-        for (k, e) in q.entries() {
-            if k.pod == *key {
-                h.write_u8(5);
-                match e {
-                    Entry::Nil { work } => (0u8, work.is_some()).hash(&mut h),
-                    Entry::Timer {
-                        created_at,
-                        fire_at,
-                        ..
-                    } => (1u8, created_at, fire_at).hash(&mut h),
-                }
-            }
-        }
-        for w in q.works().values() {
-            if w.key.pod == *key {
-                (6u8, w.created_at, w.fire_at, w.cancelled).hash(&mut h);
-                std::mem::discriminant(&w.phase).hash(&mut h);
-            }
-        }
-        self.history
-            .cancelled
-            .binary_search(key)
-            .is_ok()
-            .hash(&mut h);
-        h.finish()
-    }
-
-    /// The renamings that name each set's members in signature order, one per order of the
-    /// members with equal signatures.
-    fn by_signature<T: Clone + Ord>(set: &[T], signature: impl Fn(&T) -> u64) -> Vec<Vec<(T, T)>> {
-        let mut members: Vec<(u64, &T)> = set.iter().map(|x| (signature(x), x)).collect();
-        members.sort_unstable();
-        let mut out: Vec<Vec<(T, T)>> = vec![Vec::new()];
-        let mut start = 0;
-        while start < members.len() {
-            let end = start
-                + members[start..]
-                    .iter()
-                    .take_while(|(sig, _)| *sig == members[start].0)
-                    .count();
-            let tied: Vec<T> = members[start..end]
-                .iter()
-                .map(|(_, x)| (*x).clone())
-                .collect();
-            out = out
-                .iter()
-                .flat_map(|base| assignments(base, &tied, &set[start..end]))
-                .collect();
-            start = end;
-        }
-        out
-    }
-
-    /// The candidates when names fix no order: nodes in signature order, then pods in
-    /// signature order given those node names, every order of ties.
-    fn free_candidates(&self) -> Vec<Permutation> {
-        let nodes = Self::by_signature(self.symmetry.nodes(), |n| self.node_signature(n));
-        let mut out = Vec::new();
-        for nodes in nodes {
-            let nodes: BTreeMap<NodeName, NodeName> = nodes.into_iter().collect();
-            let pods = match self.symmetry.classes() {
-                [pods] => Self::by_signature(pods, |k| self.pod_signature(k, &nodes)),
-                _ => vec![Vec::new()],
-            };
-            out.extend(
-                pods.into_iter()
-                    .map(|pods| Permutation::new(pods, nodes.clone(), &self.symmetry)),
-            );
-        }
-        out
-    }
-
-    /// The candidates with `restart`: in each class, live pods keep their name order and take
-    /// the first names; gone ones take the rest in every order.
-    fn restart_candidates(&self) -> Vec<Permutation> {
-        let live = self.live_pods();
-        let mut candidates: Vec<Vec<(PodKey, PodKey)>> = vec![Vec::new()];
-        for class in self.symmetry.classes() {
-            let (alive, gone): (Vec<&PodKey>, Vec<&PodKey>) =
-                class.iter().partition(|k| live.contains(k));
-            let fixed: Vec<(PodKey, PodKey)> = alive
-                .iter()
-                .zip(class)
-                .map(|(k, n)| ((*k).clone(), n.clone()))
-                .collect();
-            let gone: Vec<PodKey> = gone.into_iter().cloned().collect();
-            let free = &class[alive.len()..];
-            candidates = candidates
-                .iter()
-                .flat_map(|c| {
-                    let mut base = c.clone();
-                    base.extend(fixed.iter().cloned());
-                    assignments(&base, &gone, free)
-                })
-                .collect();
-        }
-        candidates
-            .into_iter()
-            .map(|pods| Permutation::new(pods, BTreeMap::new(), &self.symmetry))
-            .collect()
-    }
-
-    /// Work ids renumbered canonically (`Controller::canonicalise_ids`), the history's failed
-    /// requests (ids of works) with them.
-    fn canonicalise_ids(&mut self) {
-        let map = self.ctrl.make_mut().canonicalise_ids();
-        let failed = &mut self.history.failed;
-        if !failed.is_empty() {
-            for id in failed.iter_mut() {
-                if let Some(to) = map.get(&WorkId(*id)) {
-                    *id = to.0;
-                }
-            }
-            failed.sort_unstable();
-        }
-    }
-}
-
-/// Every assignment of the `from` members to the free names `to`, appended to `base`.
-fn assignments<T: Clone>(base: &[(T, T)], from: &[T], to: &[T]) -> Vec<Vec<(T, T)>> {
-    let Some((first, rest)) = from.split_first() else {
-        return vec![base.to_vec()];
-    };
-    let mut out = Vec::new();
-    for (i, name) in to.iter().enumerate() {
-        let mut b = base.to_vec();
-        b.push((first.clone(), name.clone()));
-        let mut free = to.to_vec();
-        free.remove(i);
-        out.extend(assignments(&b, rest, &free));
-    }
-    out
-}
-
-fn state_hash(s: &SysState) -> u64 {
-    let mut h = Fx::default();
-    s.hash(&mut h);
-    h.finish()
-}
-
-impl stateright::Representative for SysState {
-    /// Some `σ(self)` for a symmetry σ, with ids canonicalised (sound); every state of an orbit
-    /// gets the same result unless two candidates collide in the 64-bit hash (then only less
-    /// reduction).
-    fn representative(&self) -> Self {
-        let candidates = if self.symmetry.free {
-            self.free_candidates()
-        } else {
-            self.restart_candidates()
-        };
-        let apply = |p: &Permutation| {
-            let mut s = if p.is_identity() {
-                self.clone()
-            } else {
-                self.renamed(p)
-            };
-            s.canonicalise_ids();
-            s
-        };
-        match &candidates[..] {
-            [] => apply(&Permutation::default()),
-            [only] => apply(only),
-            _ => candidates
-                .iter()
-                .map(apply)
-                .min_by_key(state_hash)
-                .expect("at least one candidate"),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::TaintSys;
-    use crate::profile::Profile;
-    use stateright::{Model, Representative};
-    use std::collections::{HashSet, VecDeque};
-
-    /// The first `limit` states of a breadth-first walk of built-in `config` with `budget`.
-    fn reachable(
-        profile: Profile,
-        config: &str,
-        budget: u8,
-        limit: usize,
-    ) -> (TaintSys, Vec<SysState>) {
-        let mut config = CheckConfig::builtin(config).expect("built-in config");
-        config.budget = budget;
-        let model = TaintSys::new(profile, config);
-        let mut seen = HashSet::new();
-        let mut queue: VecDeque<SysState> = model.init_states().into();
-        let mut out = Vec::new();
-        while let Some(s) = queue.pop_front() {
-            if out.len() == limit {
-                break;
-            }
-            if !seen.insert(state_hash(&s)) {
-                continue;
-            }
-            let mut actions = Vec::new();
-            model.actions(&s, &mut actions);
-            queue.extend(actions.into_iter().filter_map(|a| model.next_state(&s, a)));
-            out.push(s);
-        }
-        (model, out)
-    }
-
-    /// Every transposition of two pods, and of two nodes, the configuration allows.
-    fn transpositions(s: &SysState) -> Vec<Permutation> {
-        let mut out = Vec::new();
-        for class in s.symmetry.classes() {
-            for (i, a) in class.iter().enumerate() {
-                for b in &class[i + 1..] {
-                    let pods = [(a.clone(), b.clone()), (b.clone(), a.clone())];
-                    out.push(Permutation::new(pods, BTreeMap::new(), &s.symmetry));
-                }
-            }
-        }
-        let nodes = s.symmetry.nodes();
-        for (i, a) in nodes.iter().enumerate() {
-            for b in &nodes[i + 1..] {
-                let swap = [(a.clone(), b.clone()), (b.clone(), a.clone())];
-                out.push(Permutation::new(
-                    [],
-                    swap.into_iter().collect(),
-                    &s.symmetry,
-                ));
-            }
-        }
-        out
-    }
-
-    fn successors(model: &TaintSys, s: &SysState) -> BTreeSet<u64> {
-        let mut actions = Vec::new();
-        model.actions(s, &mut actions);
-        actions
-            .into_iter()
-            .filter_map(|a| model.next_state(s, a))
-            .map(|t| state_hash(&t.representative()))
-            .collect()
-    }
-
-    /// MODEL-SYM: swapping two pods, or two nodes, is a symmetry of the transition relation (the
-    /// swapped state's successors are the swapped successors, up to representatives), and the
-    /// representative is the same for the whole orbit.
-    fn transpositions_commute_with_every_step(config: &str, budget: u8, pods: usize, nodes: usize) {
-        for profile in [Profile::v1_18(), Profile::latest(), Profile::fixed()] {
-            // 500 states spread over the first 20,000, so that works, timers and deletions
-            // are among them, not only the environment's first moves.
-            let (model, states) = reachable(profile, config, budget, 20_000);
-            let init = model.initial_state();
-            assert_eq!(
-                init.symmetry.classes().iter().map(Vec::len).sum::<usize>(),
-                pods
-            );
-            assert_eq!(init.symmetry.nodes().len(), nodes);
-            let mut busy = 0;
-            for s in states.iter().step_by(40) {
-                busy += usize::from(!s.ctrl.timed_queue().works().is_empty());
-                let rep = s.representative();
-                for r in transpositions(s) {
-                    let t = s.renamed(&r);
-                    assert_eq!(t.representative(), rep, "{}: orbit of {s:?}", profile.name);
-                    assert_eq!(
-                        successors(&model, &t),
-                        successors(&model, s),
-                        "{}: successors of {s:?}",
-                        profile.name
-                    );
-                }
-            }
-            assert!(busy > 50, "{}: only {busy} states with works", profile.name);
-        }
-    }
-
-    #[test]
-    fn swapping_pods_commutes_with_every_step() {
-        transpositions_commute_with_every_step("three-pods", 1, 3, 0);
-    }
-
-    #[test]
-    fn swapping_pods_and_nodes_commutes_with_every_step() {
-        transpositions_commute_with_every_step("pods-and-nodes", 3, 3, 2);
-    }
-
-    /// With `restart` only identically configured pods move, and nodes never do.
-    #[test]
-    fn restart_keeps_nodes_and_live_pod_order() {
-        let mut config = CheckConfig::builtin("three-pods").expect("built-in config");
-        config.operations.insert(OpKind::Restart);
-        let s = TaintSys::new(Profile::latest(), config).initial_state();
-        assert!(!s.symmetry.free);
-        assert!(s.symmetry.nodes().is_empty());
-        assert_eq!(s.symmetry.classes().len(), 1);
-        assert_eq!(s.restart_candidates().len(), 1, "all three pods are live");
-    }
-
-    /// Renumbering works gives an equivalent state with the same ids in use, the same for
-    /// states that differ only in which work got which id.
-    #[test]
-    fn canonical_ids_keep_the_ids_in_use() {
-        let (_, states) = reachable(Profile::latest(), "three-pods", 1, 600);
-        let mut renumbered = 0;
-        for s in &states {
-            let mut c = s.clone();
-            c.canonicalise_ids();
-            let ids = |s: &SysState| s.ctrl.timed_queue().works().keys().copied().collect();
-            let before: Vec<WorkId> = ids(s);
-            assert_eq!(ids(&c), before);
-            let mut again = c.clone();
-            again.canonicalise_ids();
-            assert_eq!(again, c, "canonical twice is canonical once");
-            renumbered += usize::from(c != *s);
-        }
-        assert!(
-            renumbered > 0,
-            "no state was renumbered: the test shows nothing"
-        );
     }
 }

@@ -1,0 +1,156 @@
+//! Judging at the step that commits it. The safety properties about an instant in the past (a
+//! DELETE issued or applied, a decision made) and the non-vacuity witnesses are decided by the
+//! step that commits them and kept as bits of [`History`](super::state::History), which
+//! [`super::properties`] reads in every later state. Spec: EVICT-1, EVICT-2, UID-1, JUST-1,
+//! CANCEL-1, CORE-PRE, SOME-1..SOME-5 (specs/spec.md, "Properties").
+
+use super::action::Action;
+use super::properties::{Flag, Witness};
+use super::state::{earliest_eviction, ApiPod, SysState};
+use crate::api::{PodKey, Uid};
+use crate::core::{ApiRequest, Effect, EventKind, NodePhase, Note, Step, Verb, Worker};
+
+/// Judges the effects of one step (`before` --`action`--> `s`): EVICT-1, EVICT-2, CANCEL-1 and
+/// CORE-PRE against the caches as they are at that step, and the decisions UID-1 needs.
+/// `comparison_operators`: the profile's switch.
+pub(super) fn effects(
+    s: &mut SysState,
+    before: &SysState,
+    action: &Action,
+    effects: &[Effect],
+    comparison_operators: bool,
+) {
+    for e in effects {
+        match e {
+            Effect::Event(ev) => match ev.kind {
+                EventKind::CancellingDeletion => {
+                    s.history.witnessed |= Witness::CancelledTimer.bit();
+                    if let Err(i) = s.history.cancelled.binary_search(&ev.pod) {
+                        s.history.cancelled.make_mut().insert(i, ev.pod.clone());
+                    }
+                }
+                EventKind::MarkingForDeletion => s.history.uncancel(&ev.pod),
+            },
+            Effect::Decision(d) => match d.note {
+                Note::ZeroTaints => s.history.violated |= Flag::CorePrecondition.bit(),
+                Note::EvictNow | Note::Scheduled { .. } | Note::Rescheduled { .. } => {
+                    s.history.uncancel(&d.pod);
+                    if let Some(uid) = decided_uid(before, action, &d.pod) {
+                        if let Err(i) = s.history.decided.binary_search(&uid) {
+                            s.history.decided.make_mut().insert(i, uid);
+                        }
+                    }
+                }
+                _ => {}
+            },
+            Effect::Api(req) if req.verb == Verb::Delete => {
+                delete_issued(s, req, comparison_operators)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// EVICT-1, EVICT-2 and CANCEL-1 at the moment a DELETE is issued (CANCEL-1 is checked
+/// again when the API server applies it).
+fn delete_issued(s: &mut SysState, req: &ApiRequest, comparison_operators: bool) {
+    if s.history.cancelled.binary_search(&req.pod).is_ok() {
+        s.history.violated |= Flag::HonestCancel.bit();
+    }
+    let Some(cp) = s.pods.cache.get(&req.pod) else {
+        return; // the controller's cache no longer has it: a harmless NotFound, or UID-1.
+    };
+    if req.uid.as_ref().is_some_and(|u| *u != cp.pod.uid) {
+        return; // the precondition names an object the cache no longer holds.
+    }
+    let Some(node_name) = cp.pod.node_name.as_ref() else {
+        s.history.violated |= Flag::EvictAfterRemoval.bit();
+        return;
+    };
+    let Some(node) = s.nodes.cache.get(node_name) else {
+        return; // node gone from the cache: allowed (S4; PodGC's business).
+    };
+    let since = cp.bound_since.unwrap_or(s.now);
+    match earliest_eviction(
+        &node.node,
+        &node.taint_since,
+        &cp.pod,
+        since,
+        comparison_operators,
+    ) {
+        None => s.history.violated |= Flag::EvictAfterRemoval.bit(),
+        Some(at) if s.now < at => s.history.violated |= Flag::Premature.bit(),
+        Some(_) => {}
+    }
+}
+
+/// CANCEL-1, UID-1 and JUST-1 when the API server applies a DELETE of `p` (already removed
+/// from the API in `s`), then the witnesses the eviction is.
+pub(super) fn delete_applied(
+    s: &mut SysState,
+    p: &ApiPod,
+    req: &ApiRequest,
+    comparison_operators: bool,
+) {
+    if s.history.cancelled.binary_search(&req.pod).is_ok() {
+        s.history.violated |= Flag::HonestCancel.bit();
+    }
+    if s.history.decided.binary_search(&p.pod.uid).is_err() {
+        s.history.violated |= Flag::UidSafety.bit();
+    }
+    if !p.exposed_in_api {
+        s.history.violated |= Flag::JustifiedSinceBind.bit();
+    }
+    witness_eviction(s, p, req, comparison_operators);
+}
+
+/// SOME-1/2/4/5: classifies a successful eviction for the non-vacuity properties.
+fn witness_eviction(s: &mut SysState, p: &ApiPod, req: &ApiRequest, comparison_operators: bool) {
+    if let Some(i) = s.history.failed.iter().position(|r| *r == req.id.0) {
+        s.history.failed.remove(i);
+        s.history.witnessed |= Witness::RetriedDeletion.bit();
+    }
+    if s.env.restarted_at.is_some() {
+        s.history.witnessed |= Witness::EvictionAfterRestart.bit();
+    }
+    let node = p.pod.node_name.as_ref().and_then(|n| s.api.nodes.get(n));
+    let (Some(n), Some(bound)) = (node, p.bound_since) else {
+        return;
+    };
+    let Some(at) = earliest_eviction(&n.node, &n.taint_since, &p.pod, bound, comparison_operators)
+    else {
+        return;
+    };
+    let start = n
+        .taint_since
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(bound)
+        .max(bound);
+    s.history.witnessed |= if at <= start {
+        Witness::ImmediateEviction.bit()
+    } else {
+        Witness::SecondsEviction.bit()
+    };
+}
+
+/// The pod object a decision about `key` was made on: the object the worker listed (node
+/// handling), else the cached one (pod handling).
+fn decided_uid(before: &SysState, action: &Action, key: &PodKey) -> Option<Uid> {
+    if let Action::Controller(Step::WorkerContinue { worker, pick, .. }) = action {
+        if let Some(Worker::Node {
+            phase: NodePhase::Pods { pods, next, .. },
+            ..
+        }) = before.ctrl.shards().get(*worker).map(|s| &s.worker)
+        {
+            if let Some(p) = pods
+                .get(next + usize::from(*pick))
+                .filter(|p| p.key == *key)
+            {
+                return Some(p.uid.clone());
+            }
+        }
+    }
+    before.pods.cache.get(key).map(|p| p.pod.uid.clone())
+}
