@@ -735,7 +735,7 @@ impl Reader {
         self.errors.push(ScenarioError {
             file: d.file.clone(),
             line: d.line.unwrap_or(1),
-            field: String::new(),
+            field: d.path.clone(),
             message: d.message.clone(),
         });
     }
