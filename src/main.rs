@@ -3,8 +3,10 @@
 
 mod cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use cmd::failure::Failure;
 use std::process::ExitCode;
+use taintcheck_model::profile::PROVENANCE;
 
 #[derive(Parser)]
 #[command(name = "taintcheck", version, about)]
@@ -34,19 +36,58 @@ enum Command {
     Validate(cmd::validate::ValidateArgs),
     /// Explain what a node's taints mean for a pod.
     Explain(cmd::explain::ExplainArgs),
+    /// The profiles, the Kubernetes releases and commits they mirror, and their switches; with
+    /// `--kubernetes 1.x`, what upstream does in that release and which profile comes closest.
+    Profiles(cmd::profiles::ProfilesArgs),
+}
+
+/// `--version`: the crate's version, then one line per profile (name, Kubernetes releases,
+/// upstream commits). Built once per run; clap keeps `&'static str`s.
+fn long_version() -> &'static str {
+    let width = PROVENANCE.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    let mut text = format!("{}\nprofiles:", env!("CARGO_PKG_VERSION"));
+    for p in &PROVENANCE {
+        text.push_str(&format!(
+            "\n  {:width$}  Kubernetes {}; commits {}",
+            p.name, p.kubernetes, p.commits
+        ));
+    }
+    text.leak()
+}
+
+/// The arguments, or exit: help and version on stdout (0); usage errors as
+/// `taintcheck: message` on stderr (2), like every other failure.
+fn parse() -> Result<Cli, ExitCode> {
+    let matches = Cli::command()
+        .long_version(long_version())
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    matches.map_err(|e| {
+        if !e.use_stderr() {
+            e.exit()
+        }
+        let text = e.render().to_string();
+        let text = text.strip_prefix("error: ").unwrap_or(&text);
+        Failure::usage(text.trim_end()).report()
+    })
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    let outcome = match cli.command {
         Command::Check(args) => cmd::check::run(args),
         Command::Explore(args) => cmd::explore::run(args),
         Command::Run(args) => cmd::run::run(args),
-        Command::Bench(args) => cmd::bench::run(args),
-        Command::Conform(args) => cmd::conform::run(&args),
+        Command::Bench(args) => Ok(cmd::bench::run(args)),
+        Command::Conform(args) => Ok(cmd::conform::run(&args)),
         Command::Expect(args) => cmd::expect::run(&args),
         Command::Import(args) => cmd::import::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),
-    }
+        Command::Profiles(args) => cmd::profiles::run(&args),
+    };
+    outcome.unwrap_or_else(|failure| failure.report())
 }

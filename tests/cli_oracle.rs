@@ -159,6 +159,58 @@ fn a_recording_is_imported_and_checked() {
 }
 
 #[test]
+fn import_json_summarises_lines_and_skips() {
+    let fixtures = root().join("tests/fixtures/recording");
+    let trace = scratch("summary.ndjson");
+    let t = trace.to_str().unwrap();
+    let (code, out, err) = taintcheck(
+        &[
+            "import",
+            fixtures.join("objects.json").to_str().unwrap(),
+            fixtures.join("events.json").to_str().unwrap(),
+            "-o",
+            t,
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["output"], t);
+    let written = std::fs::read_to_string(&trace).unwrap().lines().count();
+    assert_eq!(v["lines"].as_u64(), Some(written as u64));
+    let skipped = v["skipped"].as_object().unwrap();
+    assert!(!skipped.is_empty(), "{v}");
+    let reasons = [
+        "watch_event_type",
+        "other_kind",
+        "unseen_deletion",
+        "unchanged",
+        "other_event",
+        "event_without_time",
+        "event_repeated",
+    ];
+    for (reason, count) in skipped {
+        assert!(reasons.contains(&reason.as_str()), "{reason}");
+        assert!(count.as_u64().unwrap() > 0, "{reason}");
+    }
+    // The trace goes to stdout without --output, so --json needs it.
+    let (code, _, err) = taintcheck(
+        &[
+            "import",
+            fixtures.join("objects.json").to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with("taintcheck: the following required arguments"),
+        "{err}"
+    );
+}
+
+#[test]
 fn expect_states_the_envelope_per_incarnation() {
     let scenario = root().join("specs/scenarios/r2-125332-resurrected-tombstone.yaml");
     let s = scenario.to_str().unwrap();

@@ -1,23 +1,9 @@
 //! `taintcheck validate` and `taintcheck explain` on fixtures shaped like real `kubectl get -o
 //! yaml|json` output (`tests/fixtures/`), through the built binary.
 
-use std::process::{Command, Output};
+mod cli_support;
 
-fn taintcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_taintcheck"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the taintcheck binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use cli_support::{stderr, stdout, taintcheck};
 
 const NODE: &str = "tests/fixtures/node-unreachable.yaml";
 const POD: &str = "tests/fixtures/pod-default-tolerations.yaml";
@@ -42,7 +28,7 @@ fn validate_gates_comparison_operators() {
     assert_eq!(off.status.code(), Some(2));
     assert_eq!(
         stderr(&off),
-        "tests/fixtures/pod-sla.json:31: spec.tolerations[0].operator: Unsupported value: \"Gt\": supported values: \"Equal\", \"Exists\"\n1 error(s)\n"
+        "tests/fixtures/pod-sla.json:31: spec.tolerations[0].operator: Unsupported value: \"Gt\": supported values: \"Equal\", \"Exists\"\ntaintcheck: 1 error(s)\n"
     );
     let on = taintcheck(&[
         "validate",
@@ -64,6 +50,50 @@ fn validate_reports_every_error_with_file_line_and_path() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stdout(&o), "");
     insta::assert_snapshot!(stderr(&o));
+}
+
+#[test]
+fn validate_json_lists_every_error_as_an_object() {
+    let o = taintcheck(&[
+        "validate",
+        "--json",
+        NODE,
+        "tests/fixtures/pod-invalid.yaml",
+        "tests/fixtures/does-not-exist.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), "", "everything is in the JSON document");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["objects"].as_u64(), v["valid"].as_bool()),
+        (Some(2), Some(false))
+    );
+    let errors = v["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 6, "{v}");
+    assert_eq!(
+        errors[0],
+        serde_json::json!({
+            "file": "tests/fixtures/pod-invalid.yaml",
+            "line": 15,
+            "path": "spec.tolerations[1].operator",
+            "message": "Unsupported value: \"Foo\": supported values: \"Equal\", \"Exists\"",
+        })
+    );
+    let unreadable = &errors[5];
+    assert_eq!(unreadable["file"], "tests/fixtures/does-not-exist.yaml");
+    assert!(unreadable["line"].is_null() && unreadable["path"].is_null());
+    assert!(unreadable["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("cannot read file: "));
+
+    let o = taintcheck(&["validate", "--json", NODE, POD]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"objects": 2, "valid": true, "errors": []})
+    );
 }
 
 #[test]

@@ -204,6 +204,228 @@ impl Profile {
     }
 }
 
+/// Where a named profile comes from: the Kubernetes releases whose switches it has, and the
+/// upstream commits (`kubernetes/kubernetes`) they were read from. Spec: specs/profiles.md
+/// ("Profiles and Kubernetes releases").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    /// The profile's name ([`Profile::NAMES`]).
+    pub name: &'static str,
+    /// The Kubernetes releases whose controller has exactly this profile's switches.
+    pub kubernetes: &'static str,
+    /// The upstream commits the switches were read from.
+    pub commits: &'static str,
+}
+
+/// The named profiles' provenance, in [`Profile::NAMES`] order.
+pub const PROVENANCE: [Provenance; 3] = [
+    Provenance {
+        name: "v1.18",
+        kubernetes: "1.18.0 to the last 1.18.x patch before backport #93814 (1.18.6 included)",
+        commits: "taint_manager.go 99600aa1, timed_workers.go ab6399db",
+    },
+    Provenance {
+        name: "latest",
+        kubernetes: "newest upstream (after 1.33; first release not pinned), \
+                     gate TaintTolerationComparisonOperators on (alpha in 1.35)",
+        commits: "taint_eviction.go 5ce22905, timed_workers.go 008b3652",
+    },
+    Provenance {
+        name: "fixed",
+        kubernetes: "none: our corrected design (latest's switches plus the fixes)",
+        commits: "none",
+    },
+];
+
+/// A range of Kubernetes releases and the switches upstream's controller has in it: the answer
+/// to "which profile applies to my cluster", including the ranges no named profile pins.
+#[derive(Clone, Copy, Debug)]
+pub struct Release {
+    /// The releases, as a reader would say them.
+    pub label: &'static str,
+    /// First and last minor version `1.x` the range covers (`None`: up to the newest).
+    pub minors: (u32, Option<u32>),
+    /// Upstream's switches in these releases (its `name` is `label`).
+    pub switches: Profile,
+    /// What the range rests on, and its caveats.
+    pub sources: &'static str,
+}
+
+impl Release {
+    /// Upstream's switches by release, oldest first. 1.18 and the newest ranges overlap other
+    /// rows where the sources do not say which patch or release took a change.
+    pub fn all() -> [Release; 6] {
+        let base = Profile::v1_18();
+        let forever = Profile {
+            cancel_on_forever: true,
+            ..base
+        };
+        let condition = Profile {
+            delete_sequence: DeleteSequence::GetPatchDelete,
+            ..forever
+        };
+        let same_now = Profile {
+            immediate_path: ImmediatePath::SameNow,
+            ..condition
+        };
+        let if_exists = Profile {
+            completion: CompletionPolicy::TombstoneIfExists,
+            ..same_now
+        };
+        let named = |name: &'static str, p: Profile| Profile { name, ..p };
+        [
+            Release {
+                label: "1.18.0 to 1.18.x before #93814",
+                minors: (18, Some(18)),
+                switches: named("1.18.0 to 1.18.x before #93814", base),
+                sources: "taint_manager.go 99600aa1, timed_workers.go ab6399db; 1.18.6 is in \
+                          this range, 1.18.8 or 1.18.9 took the backport (which one is not \
+                          established)",
+            },
+            Release {
+                label: "1.18.x from #93814, 1.19 to 1.25",
+                minors: (18, Some(25)),
+                switches: named("1.18.x from #93814, 1.19 to 1.25", forever),
+                sources: "PR #93722 (backports #93814, #93815, #93816); mid-era snapshot \
+                          01f5e9c4; in 1.25 the PodDisruptionConditions gate (alpha, off by \
+                          default) switches delete_sequence to GetPatchDelete",
+            },
+            Release {
+                label: "1.26 to 1.29",
+                minors: (26, Some(29)),
+                switches: named("1.26 to 1.29", condition),
+                sources: "PodDisruptionConditions beta and on by default from 1.26 (with the \
+                          gate off: DeleteOnly); the 1.26 column is inferred from the mid \
+                          snapshot and PR history, 1.29 from a copy of the 1.29 code",
+            },
+            Release {
+                label: "1.30 to 1.32",
+                minors: (30, Some(32)),
+                switches: named("1.30 to 1.32", same_now),
+                sources: "PR #123026 (now, now on the immediate path); taint_eviction.go \
+                          003e8629 for ~1.31 to 1.33",
+            },
+            Release {
+                label: "1.33 until the release with 4766d191",
+                minors: (33, None),
+                switches: named("1.33 until the release with 4766d191", if_exists),
+                sources: "PR #129577 (tombstone only if the key exists, merged 2025-01); \
+                          which release first has timed_workers.go 4766d191 is not established",
+            },
+            Release {
+                label: "newest upstream (008b3652)",
+                minors: (34, None),
+                switches: named("newest upstream (008b3652)", Profile::latest()),
+                sources: "taint_eviction.go 5ce22905 (ObservedGeneration, 1.34+), \
+                          timed_workers.go 4766d191 then 008b3652 (4766d191 alone: Delete with \
+                          cancel_flag Absent); comparison_operators needs the alpha gate of 1.35",
+            },
+        ]
+    }
+
+    /// The ranges that may hold Kubernetes `1.minor.patch` (more than one where the sources do
+    /// not settle it); empty before 1.18, which no profile covers. Within 1.18 the backport
+    /// #93814 is known to be after 1.18.6 and in 1.18.8 or 1.18.9.
+    pub fn for_version(minor: u32, patch: Option<u32>) -> Vec<Release> {
+        let mut rows: Vec<Release> = Release::all()
+            .into_iter()
+            .filter(|r| r.minors.0 <= minor && r.minors.1.is_none_or(|last| minor <= last))
+            .collect();
+        match (minor, patch) {
+            (18, Some(p)) if p <= 6 => rows.truncate(1),
+            (18, Some(p)) if p >= 10 => {
+                rows.remove(0);
+            }
+            _ => {}
+        }
+        rows
+    }
+}
+
+/// One switch of a profile: its field name, its spec id and its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Switch {
+    /// The [`Profile`] field.
+    pub name: &'static str,
+    /// Its id in specs/profiles.md (`PROFILE-n`).
+    pub spec: &'static str,
+    /// Its value as specs/profiles.md writes it.
+    pub value: String,
+}
+
+impl Profile {
+    /// Every switch with its value, in the order of specs/profiles.md's table.
+    pub fn switches(&self) -> Vec<Switch> {
+        let s = |name, spec, value: String| Switch { name, spec, value };
+        vec![
+            s(
+                "cancel_on_forever",
+                "PROFILE-1",
+                self.cancel_on_forever.to_string(),
+            ),
+            s(
+                "immediate_path",
+                "PROFILE-2",
+                format!("{:?}", self.immediate_path),
+            ),
+            s("completion", "PROFILE-3", format!("{:?}", self.completion)),
+            s(
+                "cancel_flag",
+                "PROFILE-4",
+                format!("{:?}", self.cancel_flag),
+            ),
+            s(
+                "delete_sequence",
+                "PROFILE-5",
+                format!("{:?}", self.delete_sequence),
+            ),
+            s("attempts", "PROFILE-6", self.attempts.to_string()),
+            s(
+                "attempt_backoff",
+                "PROFILE-6",
+                format!("{} ms", self.attempt_backoff.0),
+            ),
+            s("durable_retry", "PROFILE-6", self.durable_retry.to_string()),
+            s(
+                "max_backoff",
+                "PROFILE-6",
+                format!("{} ms", self.max_backoff.0),
+            ),
+            s("work_key", "PROFILE-7", format!("{:?}", self.work_key)),
+            s(
+                "uid_precondition",
+                "PROFILE-8",
+                self.uid_precondition.to_string(),
+            ),
+            s(
+                "version_precondition",
+                "PROFILE-12",
+                self.version_precondition.to_string(),
+            ),
+            s(
+                "recheck_before_delete",
+                "PROFILE-9",
+                self.recheck_before_delete.to_string(),
+            ),
+            s(
+                "deadline_policy",
+                "PROFILE-10",
+                format!("{:?}", self.deadline_policy),
+            ),
+            s(
+                "comparison_operators",
+                "PROFILE-11",
+                self.comparison_operators.to_string(),
+            ),
+        ]
+    }
+
+    /// The named profile's provenance; `None` for a profile built by hand.
+    pub fn provenance(&self) -> Option<&'static Provenance> {
+        PROVENANCE.iter().find(|p| p.name == self.name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,5 +446,45 @@ mod tests {
             assert_eq!((p.attempts, p.attempt_backoff), (5, Duration(10)));
             assert!(!p.durable_retry && !p.uid_precondition && !p.recheck_before_delete);
         }
+    }
+
+    #[test]
+    fn provenance_covers_every_named_profile_in_order() {
+        let names: Vec<_> = PROVENANCE.iter().map(|p| p.name).collect();
+        assert_eq!(names, Profile::NAMES);
+        for name in Profile::NAMES {
+            let p = Profile::by_name(name).unwrap();
+            assert_eq!(p.provenance().map(|v| v.name), Some(name));
+        }
+    }
+
+    #[test]
+    fn release_rows_agree_with_the_profiles_they_name() {
+        let same = |a: &Profile, b: &Profile| a.switches() == b.switches();
+        let rows = Release::all();
+        assert!(same(&rows[0].switches, &Profile::v1_18()));
+        assert!(same(&rows[5].switches, &Profile::latest()));
+        // The releases between differ from both upstream profiles: no profile pins them.
+        for row in &rows[1..5] {
+            assert!(!same(&row.switches, &Profile::v1_18()), "{}", row.label);
+            assert!(!same(&row.switches, &Profile::latest()), "{}", row.label);
+        }
+    }
+
+    #[test]
+    fn a_version_finds_its_ranges() {
+        let labels =
+            |m, p| -> Vec<_> { Release::for_version(m, p).iter().map(|r| r.label).collect() };
+        assert_eq!(labels(31, None), ["1.30 to 1.32"]);
+        assert_eq!(labels(18, None).len(), 2, "1.18 patches differ");
+        assert_eq!(labels(18, Some(6)), ["1.18.0 to 1.18.x before #93814"]);
+        assert_eq!(labels(18, Some(8)).len(), 2, "1.18.8 or 1.18.9 took #93814");
+        assert_eq!(labels(18, Some(12)), ["1.18.x from #93814, 1.19 to 1.25"]);
+        assert_eq!(
+            labels(35, None).len(),
+            2,
+            "the release of 4766d191 is not established"
+        );
+        assert!(labels(17, None).is_empty());
     }
 }

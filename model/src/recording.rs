@@ -29,10 +29,42 @@ pub struct RecordingError {
     pub message: String,
 }
 
+/// Why a recorded value made no trace line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Skip {
+    /// A watch event other than ADDED, MODIFIED or DELETED (BOOKMARK, ERROR).
+    WatchEventType,
+    /// An object neither Pod, Node nor Event.
+    OtherKind,
+    /// The deletion of an object the recording never showed.
+    UnseenDeletion,
+    /// A change to nothing taint eviction reads.
+    Unchanged,
+    /// An event other than `TaintManagerEviction` on a pod.
+    OtherEvent,
+    /// A `TaintManagerEviction` event without a timestamp.
+    EventWithoutTime,
+    /// An event whose count adds no occurrence already turned into lines.
+    EventRepeated,
+}
+
+/// A trace and what was left out of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Import {
+    pub trace: Vec<TraceRecord>,
+    pub skipped: BTreeMap<Skip, usize>,
+}
+
 /// Converts recordings (each a stream of JSON values: watch events `{"type","object"}`, bare
 /// objects, or `List`s) into one trace, sorted by time. Objects of other kinds, bookmarks and
 /// watch errors are skipped; so are changes that do not alter what taint eviction reads.
 pub fn import(files: &[(&str, &str)]) -> Result<Vec<TraceRecord>, RecordingError> {
+    import_counting(files).map(|i| i.trace)
+}
+
+/// [`import`], counting the values skipped per reason.
+pub fn import_counting(files: &[(&str, &str)]) -> Result<Import, RecordingError> {
     let mut r = Importer::default();
     for (file, text) in files {
         let stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
@@ -78,7 +110,10 @@ pub fn import(files: &[(&str, &str)]) -> Result<Vec<TraceRecord>, RecordingError
             .into_iter()
             .map(|(t, _, event)| TraceRecord { t, event }),
     );
-    Ok(out)
+    Ok(Import {
+        trace: out,
+        skipped: r.skipped,
+    })
 }
 
 /// Offsets of each value's end in the stream (serde_json's iterator only says where it is).
@@ -117,9 +152,14 @@ struct Importer {
     events: BTreeMap<(String, String), i32>,
     /// The last time of an object line (a fallback when an object carries no time).
     last: Time,
+    skipped: BTreeMap<Skip, usize>,
 }
 
 impl Importer {
+    fn skip(&mut self, why: Skip) {
+        *self.skipped.entry(why).or_default() += 1;
+    }
+
     fn push(&mut self, t: Time, event: TraceEvent) {
         let seq = self.lines.len();
         self.lines.push((t, seq, event));
@@ -135,7 +175,10 @@ impl Importer {
         {
             return match kind {
                 "ADDED" | "MODIFIED" | "DELETED" => self.object(kind, object).map_err(err),
-                _ => Ok(()),
+                _ => {
+                    self.skip(Skip::WatchEventType);
+                    Ok(())
+                }
             };
         }
         match v.get("kind").and_then(Value::as_str) {
@@ -165,7 +208,7 @@ impl Importer {
                 self.pod(change, &pod);
             }
             Some("Event") => self.event(v),
-            _ => {}
+            _ => self.skip(Skip::OtherKind),
         }
         Ok(())
     }
@@ -185,11 +228,14 @@ impl Importer {
                         name: node.name,
                     },
                 );
+            } else {
+                self.skip(Skip::UnseenDeletion);
             }
             return;
         }
         let old = self.nodes.insert(node.name.clone(), node.clone());
         if old.as_ref() == Some(&node) {
+            self.skip(Skip::Unchanged);
             return;
         }
         // The taints' writers date the change; a new taint's timeAdded is the best evidence.
@@ -229,6 +275,8 @@ impl Importer {
                         uid: pod.uid,
                     },
                 );
+            } else {
+                self.skip(Skip::UnseenDeletion);
             }
             return;
         }
@@ -256,7 +304,8 @@ impl Importer {
             Some((o, was, had))
                 if *o == pod && *was == terminating && *had == disruption_target =>
             {
-                return
+                self.skip(Skip::Unchanged);
+                return;
             }
             Some((_, was, _)) => TraceEvent::PodModified {
                 rv,
@@ -290,6 +339,7 @@ impl Importer {
                 .and_then(Value::as_str)
         };
         if s(&["reason"]) != Some(EVENT_REASON) {
+            self.skip(Skip::OtherEvent);
             return;
         }
         let object = if v.get("involvedObject").is_some() {
@@ -297,11 +347,12 @@ impl Importer {
         } else {
             "regarding"
         };
-        if s(&[object, "kind"]) != Some("Pod") {
-            return;
-        }
-        let (Some(namespace), Some(name)) = (s(&[object, "namespace"]), s(&[object, "name"]))
-        else {
+        let (Some("Pod"), Some(namespace), Some(name)) = (
+            s(&[object, "kind"]),
+            s(&[object, "namespace"]),
+            s(&[object, "name"]),
+        ) else {
+            self.skip(Skip::OtherEvent);
             return;
         };
         let message = s(&["message"]).or_else(|| s(&["note"])).unwrap_or("");
@@ -325,8 +376,12 @@ impl Importer {
                 .map(|t| Time(t.millis() + 999))
         });
         let Some(t) = t else {
+            self.skip(Skip::EventWithoutTime);
             return;
         };
+        if seen >= count {
+            self.skip(Skip::EventRepeated);
+        }
         for _ in seen..count {
             self.push(
                 t,

@@ -1,19 +1,20 @@
 //! `taintcheck check`: model-check a profile on a configuration and print the verdicts.
 
+use super::args::ProfileArg;
+use super::failure::{Failure, Outcome};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use taintcheck_model::check::config::{parse_taint, CheckConfig, OpKind, Overrides};
+use taintcheck_model::check::config::{parse_taint, CheckConfig, ConfigErrors, OpKind, Overrides};
 use taintcheck_model::check::run::{self, Report, RunOptions, Strategy};
 use taintcheck_model::check::TaintSys;
-use taintcheck_model::profile::Profile;
 
 /// The model's options shared by `check` and `explore`.
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
-    /// Controller profile: v1.18, latest or fixed.
-    #[arg(long, default_value = "latest")]
-    pub profile: String,
+    #[command(flatten)]
+    pub behaviour: ProfileArg,
     /// A configuration name from specs/configs (default, timer-vs-cancel, ...) or a YAML path.
     #[arg(long, default_value = "default")]
     pub config: String,
@@ -51,21 +52,12 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
-    /// The model, or a usage error message.
-    pub fn model(&self) -> Result<TaintSys, String> {
-        let profile = Profile::by_name(&self.profile).ok_or_else(|| {
-            let names: Vec<_> = Profile::NAMES.iter().map(|n| format!("\"{n}\"")).collect();
-            format!(
-                "--profile: Unsupported value: \"{}\": supported values: {}",
-                self.profile,
-                names.join(", ")
-            )
-        })?;
-        let mut config = CheckConfig::load(&self.config).map_err(|e| e.to_string())?;
-        config
-            .apply(&self.overrides()?)
-            .map_err(|e| e.to_string())?;
-        Ok(TaintSys::new(profile, config))
+    /// The model, or why the arguments or the configuration file do not give one.
+    pub fn model(&self) -> Result<TaintSys, Failure> {
+        let mut config = CheckConfig::load(&self.config).map_err(config_failure)?;
+        let overrides = self.overrides().map_err(Failure::Usage)?;
+        config.apply(&overrides).map_err(config_failure)?;
+        Ok(TaintSys::new(self.behaviour.profile, config))
     }
 
     fn overrides(&self) -> Result<Overrides, String> {
@@ -128,8 +120,8 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// bfs (shortest counterexamples), dfs, or simulation.
-    #[arg(long, default_value = "bfs")]
-    pub strategy: String,
+    #[arg(long, default_value = "bfs", value_parser = strategy_parser())]
+    pub strategy: Strategy,
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// Stop after about this many states.
@@ -146,32 +138,31 @@ pub struct CheckArgs {
     pub json: bool,
 }
 
-pub fn run(args: CheckArgs) -> ExitCode {
-    let model = match args.model.model() {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("taintcheck check: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let Some(strategy) = Strategy::parse(&args.strategy) else {
-        eprintln!(
-            "taintcheck check: --strategy: Unsupported value: \"{}\": supported values: \"bfs\", \"dfs\", \"simulation\"",
-            args.strategy
-        );
-        return ExitCode::from(2);
-    };
+/// A configuration file's error located in it is bad input; the others (an unknown built-in
+/// name, an unreadable file, an override out of range) are usage errors.
+fn config_failure(e: ConfigErrors) -> Failure {
+    if e.0.iter().any(|e| e.line.is_some()) {
+        Failure::input(e)
+    } else {
+        Failure::usage(e)
+    }
+}
+
+fn strategy_parser() -> impl TypedValueParser<Value = Strategy> {
+    PossibleValuesParser::new(["bfs", "dfs", "simulation"])
+        .map(|s| Strategy::parse(&s).expect("every possible value names a strategy"))
+}
+
+pub fn run(args: CheckArgs) -> Outcome {
+    let model = args.model.model()?;
     let opts = RunOptions {
-        strategy,
+        strategy: args.strategy,
         threads: args.threads,
         target_states: args.target_states,
         seed: args.seed,
         symmetry: args.symmetry,
     };
-    if let Err(e) = opts.check() {
-        eprintln!("taintcheck check: {e}");
-        return ExitCode::from(2);
-    }
+    opts.check().map_err(Failure::Usage)?;
     let tty = std::io::stderr().is_terminal();
     let report = run::run(model, &opts, |states, unique, depth| {
         if tty {
@@ -186,7 +177,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
     } else {
         print!("{}", render(&report));
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The human-readable report.

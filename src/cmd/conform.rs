@@ -3,6 +3,8 @@
 //! with `--witness`); 2 on bad input (with the line number). `-` reads stdin as a stream and
 //! stops at the first violation. Spec: specs/oracle.md.
 
+use super::args::{non_negative_ms, profile_parser};
+use super::failure::Failure;
 use clap::Args;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Read};
@@ -18,12 +20,12 @@ use taintcheck_model::trace::{TraceEvent, TraceReader, TraceRecord};
 pub struct ConformArgs {
     /// The trace (NDJSON, specs/trace-format.md), or `-` for stdin, checked as it arrives.
     trace: String,
-    /// The profile to check against: v1.18, latest or fixed (default: the trace header's
-    /// profile, else latest).
-    #[arg(long)]
-    profile: Option<String>,
+    /// The profile to check against (default: the trace header's profile, else latest;
+    /// `taintcheck profiles` says which Kubernetes releases each mirrors).
+    #[arg(long, value_parser = profile_parser())]
+    profile: Option<Profile>,
     /// D: an API change reaches the controller, and a due timer fires, within D ms.
-    #[arg(long, default_value_t = 1000, value_name = "D")]
+    #[arg(long, default_value_t = 1000, value_name = "D", value_parser = non_negative_ms())]
     latency_bound_ms: i64,
     /// The trace claims nothing happened after its last line until this instant (e.g. `400s`):
     /// deadlines up to it are checked too.
@@ -43,16 +45,18 @@ pub fn run(args: &ConformArgs) -> ExitCode {
     } else {
         match std::fs::File::open(&args.trace) {
             Ok(f) => (args.trace.clone(), Box::new(f)),
-            Err(e) => return bad_error(args, &format!("{}: {e}", args.trace)),
+            Err(e) => return bad_error(args, Failure::usage(format!("{}: {e}", args.trace))),
         }
     };
-    if args.latency_bound_ms < 0 {
-        return bad_error(args, "--latency-bound-ms: must not be negative");
-    }
     let until = match args.until.as_deref().map(parse_duration) {
         None => None,
         Some(Some(d)) => Some(Time(d.millis())),
-        Some(None) => return bad_error(args, "--until: expected an instant such as 400s or 1.5s"),
+        Some(None) => {
+            return bad_error(
+                args,
+                Failure::usage("--until: expected an instant such as 400s or 1.5s"),
+            )
+        }
     };
     let mut reader = TraceReader::new(&name);
     let mut oracle: Option<Oracle> = None;
@@ -70,31 +74,26 @@ pub fn run(args: &ConformArgs) -> ExitCode {
         let record = match reader.push_line(n, &text) {
             Ok(Some(r)) => r,
             Ok(None) => continue,
-            Err(e) => return bad_error(args, &e.to_string()),
+            Err(e) => return bad_error(args, Failure::input(e)),
         };
         if oracle.is_none() {
             let header_profile = match &record.event {
                 TraceEvent::Header { profile, .. } => profile.clone(),
                 _ => None,
             };
-            let wanted = args
-                .profile
-                .clone()
-                .or(header_profile)
-                .unwrap_or_else(|| "latest".into());
-            let Some(p) = Profile::by_name(&wanted) else {
-                let source = if args.profile.is_some() {
-                    "--profile".to_string()
-                } else {
-                    format!("{name}:{n}: profile")
-                };
-                return bad_error(
-                    args,
-                    &format!(
-                        "{source}: Unsupported value: {wanted:?}: supported values: {}",
-                        Profile::NAMES.map(|n| format!("{n:?}")).join(", ")
-                    ),
-                );
+            let p = match (args.profile, header_profile) {
+                (Some(p), _) => p,
+                (None, None) => Profile::latest(),
+                (None, Some(wanted)) => match Profile::by_name(&wanted) {
+                    Some(p) => p,
+                    None => {
+                        let names = Profile::NAMES.map(|n| format!("{n:?}")).join(", ");
+                        let message = format!(
+                            "profile: Unsupported value: {wanted:?}: supported values: {names}"
+                        );
+                        return bad(args, &name, n, &message);
+                    }
+                },
             };
             profile = Some(p);
             let options = Options::new(p, Duration(args.latency_bound_ms));
@@ -142,7 +141,7 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(Error::Violation(v)) => violation(args, &name, &v, &kept, p, observe.deletions),
-        Err(e) => bad_error(args, &e.to_string()),
+        Err(e) => bad_error(args, Failure::input(e)),
     }
 }
 
@@ -158,7 +157,7 @@ fn rejected(
         Error::Violation(v) => violation(args, name, &v, kept, profile, o.observe().deletions),
         Error::BadInput(b) => bad(args, name, b.line, &b.message),
         inconclusive @ Error::Inconclusive { .. } => {
-            bad_error(args, &format!("{name}: {inconclusive}"))
+            bad_error(args, Failure::input(format!("{name}: {inconclusive}")))
         }
     }
 }
@@ -174,7 +173,7 @@ fn violation(
     if let Some(path) = &args.witness {
         let text = witness::scenario(kept, v, profile.name, controller_deletes);
         if let Err(e) = std::fs::write(path, text) {
-            return bad_error(args, &format!("{}: {e}", path.display()));
+            return bad_error(args, Failure::usage(format!("{}: {e}", path.display())));
         }
     }
     if args.json {
@@ -198,15 +197,17 @@ fn violation(
 }
 
 fn bad(args: &ConformArgs, name: &str, line: usize, message: &str) -> ExitCode {
-    bad_error(args, &format!("{name}:{line}: {message}"))
+    bad_error(args, Failure::input(format!("{name}:{line}: {message}")))
 }
 
-/// Bad input or arguments (exit 2): as the JSON verdict under `--json`, else on stderr.
-fn bad_error(args: &ConformArgs, message: &str) -> ExitCode {
+/// Bad input or arguments (exit 2): as the JSON verdict under `--json` (the message as stderr
+/// would show it), else on stderr.
+fn bad_error(args: &ConformArgs, failure: Failure) -> ExitCode {
     if args.json {
+        let message = failure.text();
         println!("{}", json!({"verdict": "bad_input", "message": message}));
+        ExitCode::from(2)
     } else {
-        eprintln!("{message}");
+        failure.report()
     }
-    ExitCode::from(2)
 }

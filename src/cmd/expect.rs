@@ -4,12 +4,13 @@
 //! environment is taken from a reference run on the runtime; the controller's behaviours are
 //! explored by the oracle. Exit 2 on a bad scenario. Spec: specs/oracle.md (ORACLE-10).
 
+use super::args::{non_negative_ms, ProfileArg};
+use super::failure::{Failure, Outcome};
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use taintcheck_model::oracle::expect::envelope;
-use taintcheck_model::profile::Profile;
 use taintcheck_model::time::Duration;
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 
@@ -17,47 +18,26 @@ use taintcheck_runtime::driver::{run_scenario, ClockKind};
 pub struct ExpectArgs {
     /// The scenario file (YAML, see specs/scenario-format.md).
     scenario: PathBuf,
-    /// The behaviour profile: v1.18, latest or fixed.
-    #[arg(long, default_value = "latest")]
-    profile: String,
+    #[command(flatten)]
+    behaviour: ProfileArg,
     /// D in ms (default: what the scenario's informers need: their largest lag, or the
     /// longest broken watch).
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", value_parser = non_negative_ms())]
     latency_bound_ms: Option<i64>,
     /// Print the envelope as JSON.
     #[arg(long)]
     json: bool,
 }
 
-pub fn run(args: &ExpectArgs) -> ExitCode {
-    let Some(profile) = Profile::by_name(&args.profile) else {
-        eprintln!(
-            "--profile: Unsupported value: {:?}: supported values: {}",
-            args.profile,
-            Profile::NAMES.map(|n| format!("{n:?}")).join(", ")
-        );
-        return ExitCode::from(2);
-    };
-    let scenario = match super::load_scenario(&args.scenario) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    let bound = match args.latency_bound_ms {
-        Some(ms) if ms < 0 => {
-            eprintln!("--latency-bound-ms: must not be negative");
-            return ExitCode::from(2);
-        }
-        Some(ms) => Duration(ms),
-        None => scenario.latency_bound(),
-    };
+pub fn run(args: &ExpectArgs) -> Outcome {
+    let profile = args.behaviour.profile;
+    let scenario = super::load_scenario(&args.scenario)?;
+    let bound = args
+        .latency_bound_ms
+        .map_or_else(|| scenario.latency_bound(), Duration);
     let reference = run_scenario(&scenario, profile, ClockKind::Virtual);
-    let pods = match envelope(&scenario, &reference.records, profile, bound) {
-        Ok(pods) => pods,
-        Err(e) => {
-            eprintln!("{}: {e}", args.scenario.display());
-            return ExitCode::from(2);
-        }
-    };
+    let pods = envelope(&scenario, &reference.records, profile, bound)
+        .map_err(|e| Failure::input(format!("{}: {e}", args.scenario.display())))?;
     if args.json {
         let report = json!({
             "scenario": scenario.name,
@@ -79,5 +59,5 @@ pub fn run(args: &ExpectArgs) -> ExitCode {
             println!("  {p}");
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! `taintcheck explain --node NODE.yaml --pod POD.yaml`: what the node's taints mean for the
 //! pod, today and for a new pod (see `taintcheck_model::explain`).
 
+use super::failure::{diagnostic_line, Failure, Outcome};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -27,15 +28,9 @@ pub struct ExplainArgs {
     no_validate: bool,
 }
 
-pub fn run(args: &ExplainArgs) -> ExitCode {
-    let node = match load(&args.node, "Node", args) {
-        Ok(located) => located.compact_node(),
-        Err(code) => return code,
-    };
-    let pod = match load(&args.pod, "Pod", args) {
-        Ok(located) => located.compact_pod(),
-        Err(code) => return code,
-    };
+pub fn run(args: &ExplainArgs) -> Outcome {
+    let node = load(&args.node, "Node", args)?.compact_node();
+    let pod = load(&args.pod, "Pod", args)?.compact_pod();
     let (Some(node), Some(pod)) = (node, pod) else {
         unreachable!("load returns an object of the requested kind")
     };
@@ -56,13 +51,13 @@ pub fn run(args: &ExplainArgs) -> ExitCode {
             )
         );
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
-/// The one object of `kind` in `file`, validated unless `--no-validate`; else errors on stderr.
-fn load(file: &Path, kind: &str, args: &ExplainArgs) -> Result<Located, ExitCode> {
+/// The one object of `kind` in `file`, validated unless `--no-validate`.
+fn load(file: &Path, kind: &str, args: &ExplainArgs) -> Result<Located, Failure> {
     let read = manifest::read_file(file);
-    let mut problems: Vec<String> = read.errors.iter().map(ToString::to_string).collect();
+    let mut problems: Vec<String> = read.errors.iter().map(diagnostic_line).collect();
     if problems.is_empty() && !args.no_validate {
         problems.extend(
             read.objects
@@ -84,8 +79,7 @@ fn load(file: &Path, kind: &str, args: &ExplainArgs) -> Result<Located, ExitCode
         ));
     }
     if !problems.is_empty() {
-        problems.iter().for_each(|p| eprintln!("{p}"));
-        return Err(ExitCode::from(2));
+        return Err(Failure::Input(problems.join("\n")));
     }
     Ok(found.remove(0))
 }

@@ -1,6 +1,7 @@
 //! `taintcheck explore`: stateright's Explorer on the model (blocks until interrupted).
 
 use super::check::ModelArgs;
+use super::failure::{Failure, Outcome};
 use clap::Args;
 use stateright::Model;
 use std::process::ExitCode;
@@ -14,25 +15,18 @@ pub struct ExploreArgs {
     pub addr: String,
 }
 
-pub fn run(args: ExploreArgs) -> ExitCode {
-    let model = match args.model.model() {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("taintcheck explore: {e}");
-            return ExitCode::from(2);
-        }
-    };
+pub fn run(args: ExploreArgs) -> Outcome {
+    let model = args.model.model()?;
     if args.addr.parse::<std::net::SocketAddr>().is_err() {
-        eprintln!(
-            "taintcheck explore: --addr: Invalid value: \"{}\": expected host:port",
+        return Err(Failure::usage(format!(
+            "--addr: Invalid value: \"{}\": expected host:port",
             args.addr
-        );
-        return ExitCode::from(2);
+        )));
     }
     eprintln!(
         "Explorer for profile {} on config {}: http://{}/",
         model.profile.name, model.config.name, args.addr
     );
     model.checker().serve(args.addr.as_str());
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }

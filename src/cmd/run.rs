@@ -1,11 +1,12 @@
 //! `taintcheck run SCENARIO`: runs a scenario on the reference runtime, prints the timeline and
 //! checks the scenario's expectations for the profile (exit 1 if one fails, 2 on bad input).
 
+use super::args::ProfileArg;
+use super::failure::{Failure, Outcome};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::{check, deletions};
 use taintcheck_model::trace::{to_line, TraceRecord};
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
@@ -15,9 +16,8 @@ use taintcheck_runtime::timeline;
 pub struct RunArgs {
     /// The scenario file (YAML, see specs/scenario-format.md).
     scenario: PathBuf,
-    /// The behaviour profile: v1.18, latest or fixed.
-    #[arg(long, default_value = "latest")]
-    profile: String,
+    #[command(flatten)]
+    behaviour: ProfileArg,
     /// Virtual time (deterministic, instant) or the real clock (the run lasts as long as the
     /// scenario).
     #[arg(long, value_enum, default_value_t = ClockArg::Virtual)]
@@ -59,19 +59,9 @@ struct JsonDeletion {
     uid: Option<String>,
 }
 
-pub fn run(args: RunArgs) -> ExitCode {
-    let scenario = match super::load_scenario(&args.scenario) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    let Some(profile) = Profile::by_name(&args.profile) else {
-        eprintln!(
-            "--profile: Unsupported value: {:?}: supported values: {}",
-            args.profile,
-            Profile::NAMES.map(|n| format!("{n:?}")).join(", ")
-        );
-        return ExitCode::from(2);
-    };
+pub fn run(args: RunArgs) -> Outcome {
+    let scenario = super::load_scenario(&args.scenario)?;
+    let profile = args.behaviour.profile;
     let clock = match args.clock {
         ClockArg::Virtual => ClockKind::Virtual,
         ClockArg::Real => ClockKind::Real,
@@ -79,10 +69,8 @@ pub fn run(args: RunArgs) -> ExitCode {
     let report = run_scenario(&scenario, profile, clock);
     if let Some(path) = &args.trace {
         let ndjson: String = report.records.iter().map(to_line).collect();
-        if let Err(e) = std::fs::write(path, ndjson) {
-            eprintln!("{}: {e}", path.display());
-            return ExitCode::from(2);
-        }
+        std::fs::write(path, ndjson)
+            .map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
     }
     let failures = check(&scenario.expectations_for(profile.name), &report.records);
     if args.json {
@@ -125,9 +113,9 @@ pub fn run(args: RunArgs) -> ExitCode {
             println!("expectations: {total} checked, {} failed", failures.len());
         }
     }
-    if failures.is_empty() {
+    Ok(if failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    }
+    })
 }

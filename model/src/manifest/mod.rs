@@ -26,15 +26,32 @@ pub struct Diagnostic {
     pub file: String,
     /// 1-based; `None` when the file could not be read at all.
     pub line: Option<usize>,
+    /// The field at fault (`spec.tolerations[1].operator`); empty for the document itself.
+    pub path: String,
     pub message: String,
+}
+
+impl Diagnostic {
+    fn field(file: &str, line: usize, e: &FieldError) -> Diagnostic {
+        Diagnostic {
+            file: file.to_owned(),
+            line: Some(line),
+            path: e.path.to_string(),
+            message: e.body(),
+        }
+    }
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{}: {}", self.file, line, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
         }
+        if !self.path.is_empty() {
+            write!(f, ": {}", self.path)?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
 
@@ -66,11 +83,7 @@ impl Located {
 
     /// `e` as a diagnostic at the line of its field.
     pub fn locate(&self, e: &FieldError) -> Diagnostic {
-        Diagnostic {
-            file: self.file.clone(),
-            line: Some(self.lines.line(&e.path)),
-            message: e.to_string(),
-        }
+        Diagnostic::field(&self.file, self.lines.line(&e.path), e)
     }
 
     /// The line of the object's first field (its document or list item).
@@ -117,6 +130,7 @@ pub fn read_file(path: &Path) -> Manifests {
             errors: vec![Diagnostic {
                 file: display,
                 line: None,
+                path: String::new(),
                 message: format!("cannot read file: {e}"),
             }],
         },
@@ -132,6 +146,7 @@ pub fn read_str(file: &str, text: &str) -> Manifests {
             out.errors.push(Diagnostic {
                 file: file.to_owned(),
                 line: Some(e.line),
+                path: String::new(),
                 message: e.message,
             });
             return out;
@@ -154,6 +169,7 @@ pub fn read_yaml(file: &str, node: &yaml::Node) -> Manifests {
         Err(e) => out.errors.push(Diagnostic {
             file: file.to_owned(),
             line: Some(e.line),
+            path: String::new(),
             message: e.message,
         }),
     }
@@ -171,11 +187,7 @@ fn read_object(
     implied_kind: Option<&'static str>,
     out: &mut Manifests,
 ) {
-    let at = |path: FieldPath, e: FieldError| Diagnostic {
-        file: file.to_owned(),
-        line: Some(lines.line(&path)),
-        message: e.to_string(),
-    };
+    let at = |path: FieldPath, e: FieldError| Diagnostic::field(file, lines.line(&path), &e);
     let root = FieldPath::root();
     if !value.is_object() {
         let e = FieldError::invalid(root.clone(), bad_value(&value), "must be an object");

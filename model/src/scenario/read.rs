@@ -316,7 +316,12 @@ impl Reader {
             file: d.file.clone(),
             line: Some(d.line.unwrap_or(1)),
             field: FieldPath::root(),
-            message: d.message.clone(),
+            // The manifest's own field path (`spec.tolerations[1]`) reads after the line.
+            message: if d.path.is_empty() {
+                d.message.clone()
+            } else {
+                format!("{}: {}", d.path, d.message)
+            },
         });
     }
 

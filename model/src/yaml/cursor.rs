@@ -8,7 +8,9 @@ use saphyr::{AnnotatedMapping, Scalar, YamlData};
 /// name both its line and its field.
 #[derive(Clone)]
 pub struct Field<'a, 'y> {
+    /// The node itself, with its position in the text.
     pub node: &'a Node<'y>,
+    /// The field path from the document root (`spec.tolerations[1]`).
     pub path: FieldPath,
 }
 
@@ -90,6 +92,7 @@ impl<'a, 'y> Field<'a, 'y> {
             })
     }
 
+    /// The entries, if this node is a mapping.
     pub fn mapping(&self) -> Option<&'a AnnotatedMapping<'y, Node<'y>>> {
         match &self.node.data {
             YamlData::Mapping(m) => Some(m),
@@ -97,6 +100,7 @@ impl<'a, 'y> Field<'a, 'y> {
         }
     }
 
+    /// The items, if this node is a sequence.
     pub fn sequence(&self) -> Option<&'a Vec<Node<'y>>> {
         match &self.node.data {
             YamlData::Sequence(s) => Some(s),
@@ -104,6 +108,7 @@ impl<'a, 'y> Field<'a, 'y> {
         }
     }
 
+    /// The value, if this node is a scalar.
     pub fn scalar(&self) -> Option<&'a Scalar<'y>> {
         match &self.node.data {
             YamlData::Value(v) => Some(v),
@@ -117,6 +122,7 @@ impl<'a, 'y> Field<'a, 'y> {
         scalar_text(self.node)
     }
 
+    /// Whether this node is `null`, `~` or empty.
     pub fn is_null(&self) -> bool {
         matches!(self.scalar(), Some(Scalar::Null))
     }

@@ -31,7 +31,9 @@ pub const MAX_DEPTH: usize = 64;
 /// Text that is not a YAML stream taintcheck accepts: bad syntax, or past a limit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadError {
+    /// 1-based line where the problem starts.
     pub line: usize,
+    /// What is wrong, in the API server's words.
     pub message: String,
 }
 
@@ -93,11 +95,13 @@ fn check_depth(doc: &Node) -> Result<(), LoadError> {
 /// One problem in an input file; displays as `file:line: field.path: message`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct Error {
+    /// The input file, as the user named it.
     pub file: String,
     /// 1-based; `None` when the problem is not tied to a line (a command-line value).
     pub line: Option<usize>,
     /// The field at fault; the root when the message names its own.
     pub field: FieldPath,
+    /// What is wrong, in the API server's words.
     pub message: String,
 }
 

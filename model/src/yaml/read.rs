@@ -15,6 +15,7 @@ pub trait Read {
     /// Where errors are collected.
     fn errors(&mut self) -> &mut Vec<Error>;
 
+    /// Records `message` about `field` at `line`.
     fn error_at(&mut self, line: usize, field: FieldPath, message: &str) {
         let file = self.file().to_owned();
         self.errors().push(Error {
@@ -25,6 +26,7 @@ pub trait Read {
         });
     }
 
+    /// Records `message` about the field `f`.
     fn error(&mut self, f: &Field, message: &str) {
         self.error_at(f.line(), f.path.clone(), message);
     }
@@ -73,6 +75,7 @@ pub trait Read {
         s
     }
 
+    /// `f` as a boolean.
     fn boolean(&mut self, f: &Field) -> Option<bool> {
         match f.scalar() {
             Some(Scalar::Boolean(b)) => Some(*b),
@@ -83,6 +86,7 @@ pub trait Read {
         }
     }
 
+    /// `f` as an integer.
     fn integer(&mut self, f: &Field) -> Option<i64> {
         match f.scalar() {
             Some(Scalar::Integer(i)) => Some(*i),

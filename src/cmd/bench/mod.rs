@@ -14,6 +14,7 @@
 
 mod model;
 
+use crate::cmd::args::ProfileArg;
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -54,9 +55,8 @@ struct RuntimeArgs {
     pods_per_node: usize,
     #[arg(long, default_value_t = 8)]
     workers: usize,
-    /// The behaviour profile: v1.18, latest or fixed.
-    #[arg(long, default_value = "latest")]
-    profile: String,
+    #[command(flatten)]
+    behaviour: ProfileArg,
     /// Evictions for the real-clock lateness run (0 skips it).
     #[arg(long, default_value_t = 5000)]
     lateness_evictions: usize,
@@ -74,14 +74,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
 }
 
 fn runtime(args: RuntimeArgs) -> ExitCode {
-    let Some(profile) = Profile::by_name(&args.profile) else {
-        eprintln!(
-            "--profile: Unsupported value: {:?}: supported values: {}",
-            args.profile,
-            Profile::NAMES.map(|n| format!("{n:?}")).join(", ")
-        );
-        return ExitCode::from(2);
-    };
+    let profile = args.behaviour.profile;
     let storm = Storm {
         nodes: args.nodes,
         pods_per_node: args.pods_per_node,
@@ -136,9 +129,8 @@ struct OracleBench {
     /// Eviction waves.
     #[arg(long, default_value_t = 6)]
     waves: usize,
-    /// The profile the runtime runs and the oracle checks.
-    #[arg(long, default_value = "latest")]
-    profile: String,
+    #[command(flatten)]
+    behaviour: ProfileArg,
     /// The oracle's latency bound in ms.
     #[arg(long, default_value_t = 1000)]
     latency_bound_ms: i64,
@@ -149,10 +141,7 @@ struct OracleBench {
 }
 
 fn oracle(b: &OracleBench) -> ExitCode {
-    let Some(profile) = Profile::by_name(&b.profile) else {
-        eprintln!("--profile: Unsupported value: {:?}", b.profile);
-        return ExitCode::from(2);
-    };
+    let profile = b.behaviour.profile;
     let path = b
         .trace
         .clone()

@@ -1,18 +1,17 @@
 //! `taintcheck bench model`: the model checker's speed (spec CHECK-1) and the symmetry
 //! reduction (MODEL-SYM), each run measured in one process so the ratios compare like with like.
 
+use crate::cmd::args::ProfileArg;
 use clap::Args;
 use std::process::ExitCode;
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::run::{run, Report, RunOptions, Strategy};
 use taintcheck_model::check::TaintSys;
-use taintcheck_model::profile::Profile;
 
 #[derive(Args)]
 pub struct ModelBench {
-    /// The behaviour profile: v1.18, latest or fixed.
-    #[arg(long, default_value = "latest")]
-    profile: String,
+    #[command(flatten)]
+    behaviour: ProfileArg,
     /// Operation budget of the `three-pods` symmetry runs (its own 2 takes minutes).
     #[arg(long, default_value_t = 1)]
     symmetry_budget: u8,
@@ -26,14 +25,7 @@ struct Row {
 }
 
 pub fn model(b: &ModelBench) -> ExitCode {
-    let Some(profile) = Profile::by_name(&b.profile) else {
-        eprintln!(
-            "--profile: Unsupported value: {:?}: supported values: {}",
-            b.profile,
-            Profile::NAMES.map(|n| format!("{n:?}")).join(", ")
-        );
-        return ExitCode::from(2);
-    };
+    let profile = b.behaviour.profile;
     let builtin = |name: &str| CheckConfig::builtin(name).expect("a built-in configuration");
     let mut three = builtin("three-pods");
     three.budget = b.symmetry_budget;

@@ -1,0 +1,29 @@
+//! Arguments several commands share, each parsed in one place.
+
+use clap::builder::{PossibleValue, PossibleValuesParser, RangedI64ValueParser, TypedValueParser};
+use clap::Args;
+use taintcheck_model::profile::{Profile, PROVENANCE};
+
+/// `--profile`: one of [`Profile::NAMES`], parsed into the profile itself. An unknown name is a
+/// usage error listing the names; `--help` shows the Kubernetes releases each one mirrors.
+pub fn profile_parser() -> impl TypedValueParser<Value = Profile> {
+    PossibleValuesParser::new(
+        PROVENANCE
+            .iter()
+            .map(|p| PossibleValue::new(p.name).help(p.kubernetes)),
+    )
+    .map(|name| Profile::by_name(&name).expect("every possible value names a profile"))
+}
+
+/// A duration in ms that must not be negative (latency bounds).
+pub fn non_negative_ms() -> RangedI64ValueParser<i64> {
+    clap::value_parser!(i64).range(0..)
+}
+
+/// The behaviour profile a command runs, checks or explores.
+#[derive(Args, Debug, Clone)]
+pub struct ProfileArg {
+    /// The behaviour profile (`taintcheck profiles` says which Kubernetes releases each mirrors).
+    #[arg(long, default_value = "latest", value_parser = profile_parser())]
+    pub profile: Profile,
+}
