@@ -9,7 +9,8 @@
 //! every interleaving of the controller's steps, every API answer the scenario's injected
 //! faults allow. A behaviour's own DELETEs remove the pod from its own view of the API server.
 
-use super::frontier::{Fault, Observe};
+use super::output::Observe;
+use super::state::Fault;
 use super::truth::{PodStatus, Truth};
 use super::{Options, Oracle, Result};
 use crate::api::{PodKey, Uid};

@@ -1,279 +1,25 @@
 //! The frontier of one component: every state of the controller, of its informer caches and of
 //! its undelivered API changes that is consistent with the trace so far (spec ORACLE-3..7).
 //!
-//! A [`State`] is the core [`Controller`] plus what surrounds it: the informer caches it reads,
-//! the API changes its informers have not delivered yet, and the outputs it has emitted that the
-//! trace has not shown yet. Every move is a core call (`node_observed`, `pod_observed`, `step`,
+//! A state ([`super::state`]) is the core controller plus its informer caches, undelivered API
+//! changes and owed outputs. Every move is a core call (`node_observed`, `pod_observed`, `step`,
 //! `api_responded`); nothing here decides anything about taints, tolerations, queues or timers.
 //!
 //! Time: all states of a component share one instant. Between two instants only *silent* moves
 //! happen, at a finite set of candidate instants (deadlines and due times, ORACLE-5); a state may
 //! leave an instant only when its pipeline is idle and nothing it owes is due (ORACLE-4).
 
+use super::output::{Observe, Output, Seen};
+use super::state::{dedup, Pending, State};
 use super::truth::Truth;
-use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
+use crate::api::{Node, NodeName, Pod};
 use crate::api_server::{self, StoredPod, Write};
-use crate::core::{
-    ApiRequest, ApiResult, ClusterView, Config, Controller, Effect, EventRecord, RequestId, Step,
-    Verb, WorkPhase,
-};
-use crate::fx::{Fx, FxBuild};
-use crate::shared::Shared;
-use crate::small_map::SmallMap;
+use crate::core::{ApiRequest, ApiResult, Config, Effect, Step, WorkPhase};
+use crate::fx::FxBuild;
 use crate::time::{Duration, Time};
 use crate::trace::RequestVerb;
-use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::hash::{Hash, Hasher};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
-
-/// Which controller outputs the trace records; the others are silent (TRACE-7, ORACLE-2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Observe {
-    /// Requests and their responses are in the trace; otherwise the oracle answers requests
-    /// itself from the API state the trace shows (no injected failures).
-    pub requests: bool,
-    /// `TaintManagerEviction` events are in the trace.
-    pub events: bool,
-    /// A pod's first deletion line is the controller's successful DELETE.
-    pub deletions: bool,
-}
-
-/// A controller output the trace must show, in order, at the instant it was produced.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Output {
-    Event(EventRecord),
-    Request(ApiRequest),
-    /// A successful DELETE of this incarnation (traces that observe deletions).
-    Deleted {
-        pod: PodKey,
-        uid: Uid,
-    },
-}
-
-/// A controller output as a trace line shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Seen {
-    Event {
-        pod: PodKey,
-        message: String,
-    },
-    Request {
-        id: u64,
-        verb: Verb,
-        pod: PodKey,
-        uid: Option<Uid>,
-        version: Option<ResourceVersion>,
-    },
-    Deleted {
-        pod: PodKey,
-        uid: Uid,
-    },
-}
-
-impl Output {
-    /// Whether the trace line `seen` is this output. A request's UID and resourceVersion are
-    /// compared only when the trace records them.
-    pub fn matches(&self, seen: &Seen) -> bool {
-        match (self, seen) {
-            (Output::Event(e), Seen::Event { pod, message }) => {
-                e.pod == *pod && e.message() == *message
-            }
-            (
-                Output::Request(r),
-                Seen::Request {
-                    verb,
-                    pod,
-                    uid,
-                    version,
-                    ..
-                },
-            ) => {
-                r.verb == *verb
-                    && r.pod == *pod
-                    && (uid.is_none() || *uid == r.uid)
-                    && (version.is_none() || *version == r.version)
-            }
-            (Output::Deleted { pod, uid }, Seen::Deleted { pod: p, uid: u }) => {
-                pod == p && uid == u
-            }
-            _ => false,
-        }
-    }
-
-    pub fn pod(&self) -> &PodKey {
-        match self {
-            Output::Event(e) => &e.pod,
-            Output::Request(r) => &r.pod,
-            Output::Deleted { pod, .. } => pod,
-        }
-    }
-}
-
-/// The informer caches of one component, as the controller reads them. Objects are shared
-/// (`Arc`) with the trace's truth, so a state clones cheaply.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Cache {
-    pub nodes: SmallMap<NodeName, Arc<Node>>,
-    pub pods: SmallMap<PodKey, Arc<Pod>>,
-}
-
-impl ClusterView for Cache {
-    fn node(&self, name: &str) -> Option<&Node> {
-        self.nodes.get(name).map(|n| &**n)
-    }
-
-    fn pod(&self, key: &PodKey) -> Option<&Pod> {
-        self.pods.get(key).map(|p| &**p)
-    }
-
-    fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
-        self.pods
-            .values()
-            .filter(|p| p.node_name.as_deref() == Some(name))
-            .map(|p| &**p)
-            .collect()
-    }
-}
-
-/// An API change the informer has not delivered yet: it must be delivered by `at + bound`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Pending<K, T> {
-    pub at: Time,
-    pub key: K,
-    /// `None`: the object was deleted.
-    pub new: Option<Arc<T>>,
-}
-
-/// Requests of a verb (for one pod, or any) that the API server fails: a scenario's
-/// `failRequests` (used by `expect`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Fault {
-    pub verb: RequestVerb,
-    pub pod: Option<PodKey>,
-    pub left: u32,
-    pub result: ApiResult,
-}
-
-/// One state of a component. Spec: ORACLE-3.
-///
-/// The controller and its caches are shared copy-on-write (`make_mut` on every move): with
-/// `D > 0` most states are kept both as they are (waiting) and moved on (delivering now), and
-/// the kept copy then costs a pointer, not a controller. The controller's hash is kept with it
-/// ([`Shared`]), so a state's fingerprint rehashes it only after it changed.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct State {
-    pub ctrl: Shared<Controller>,
-    pub cache: Arc<Cache>,
-    pub nodes: VecDeque<Pending<NodeName, Node>>,
-    pub pods: VecDeque<Pending<PodKey, Pod>>,
-    /// Outputs produced and not yet shown by the trace.
-    pub owed: VecDeque<Output>,
-    /// Trace request ids matched to the model's requests (traces that observe requests).
-    pub sent: BTreeMap<u64, RequestId>,
-    /// Incarnations this behaviour deleted, and when (`expect`'s exploration).
-    pub deleted: BTreeMap<Uid, Time>,
-    pub faults: Vec<Fault>,
-}
-
-impl State {
-    pub fn new(config: Config) -> State {
-        State {
-            ctrl: Shared::new(Controller::new(config)),
-            cache: Arc::default(),
-            nodes: VecDeque::new(),
-            pods: VecDeque::new(),
-            owed: VecDeque::new(),
-            sent: BTreeMap::new(),
-            deleted: BTreeMap::new(),
-            faults: Vec::new(),
-        }
-    }
-
-    fn deliver_node(&mut self, now: Time) {
-        let Some(p) = self.nodes.pop_front() else {
-            return;
-        };
-        let cache = Arc::make_mut(&mut self.cache);
-        let old = match &p.new {
-            Some(n) => cache.nodes.insert(p.key, n.clone()),
-            None => cache.nodes.remove(&p.key),
-        };
-        self.ctrl
-            .make_mut()
-            .node_observed(old.as_deref(), p.new.as_deref(), now);
-    }
-
-    fn deliver_pod(&mut self, now: Time) {
-        let Some(p) = self.pods.pop_front() else {
-            return;
-        };
-        let cache = Arc::make_mut(&mut self.cache);
-        let old = match &p.new {
-            Some(pod) => cache.pods.insert(p.key, pod.clone()),
-            None => cache.pods.remove(&p.key),
-        };
-        self.ctrl
-            .make_mut()
-            .pod_observed(old.as_deref(), p.new.as_deref(), now);
-    }
-
-    /// Nothing queued, dispatched, held or being handled, and no work between its timer and
-    /// its first request or between its end and its completion.
-    pub fn pipeline_idle(&self) -> bool {
-        let c = &self.ctrl;
-        c.node_queue().is_idle()
-            && c.pod_queue().is_idle()
-            && c.held() == (None, None)
-            && c.shards().all_idle()
-            && c.timed_queue()
-                .works()
-                .values()
-                .all(|w| !matches!(w.phase, WorkPhase::Spawned | WorkPhase::Finished { .. }))
-    }
-
-    /// Whether this behaviour has nothing left that concerns `pod`: the component can be
-    /// forgotten once the pod is gone from the API server too.
-    pub fn forgotten(&self) -> bool {
-        self.owed.is_empty()
-            && self.nodes.is_empty()
-            && self.pods.is_empty()
-            && self.cache.pods.is_empty()
-            && self.ctrl.timed_queue().entries().is_empty()
-            && self.ctrl.timed_queue().works().is_empty()
-            && self.pipeline_idle()
-    }
-
-    /// A 64-bit fingerprint: the frontier is deduplicated by fingerprint, as stateright's
-    /// visited set is. Cached objects are shared with the trace's truth and hashed by address:
-    /// equal states built from the same trace lines share them, and a state that differs only
-    /// in sharing is merely kept twice.
-    fn fingerprint(&self) -> u64 {
-        let mut h = Fx::default();
-        h.write_u64(self.ctrl.hash64());
-        for (name, node) in &self.cache.nodes {
-            name.hash(&mut h);
-            h.write_usize(Arc::as_ptr(node) as usize);
-        }
-        for (key, pod) in &self.cache.pods {
-            key.hash(&mut h);
-            h.write_usize(Arc::as_ptr(pod) as usize);
-        }
-        for p in &self.nodes {
-            h.write_i64(p.at.millis());
-            h.write_usize(p.new.as_ref().map_or(0, |n| Arc::as_ptr(n) as usize));
-        }
-        h.write_u8(0xff);
-        for p in &self.pods {
-            h.write_i64(p.at.millis());
-            h.write_usize(p.new.as_ref().map_or(0, |n| Arc::as_ptr(n) as usize));
-        }
-        self.owed.hash(&mut h);
-        self.sent.hash(&mut h);
-        self.deleted.hash(&mut h);
-        self.faults.hash(&mut h);
-        h.finish()
-    }
-}
 
 /// The longest chain of forced steps followed without deduplication.
 const CHAIN_LIMIT: usize = 1_000;
@@ -464,8 +210,7 @@ impl Machine {
         let due = |at: Time| at.plus(self.bound) <= now;
         s.owed.is_empty()
             && s.pipeline_idle()
-            && !s.nodes.iter().any(|p| due(p.at))
-            && !s.pods.iter().any(|p| due(p.at))
+            && !s.undelivered().any(due)
             && s.ctrl
                 .timed_queue()
                 .works()
@@ -481,37 +226,15 @@ impl Machine {
     /// delivery's bound, a timer's due time and its bound.
     pub fn next_instant(&self, s: &State, now: Time) -> Option<Time> {
         let b = self.bound;
-        let deliveries = s
-            .nodes
-            .iter()
-            .map(|p| p.at)
-            .chain(s.pods.iter().map(|p| p.at));
-        let deliveries = deliveries.map(|at| at.plus(b));
-        let timers = s
-            .ctrl
-            .timed_queue()
-            .works()
-            .values()
-            .filter_map(|w| w.timer_due())
-            .flat_map(|due| [due, due.plus(b)]);
+        let deliveries = s.undelivered().map(|at| at.plus(b));
+        let timers = s.timers().flat_map(|due| [due, due.plus(b)]);
         deliveries.chain(timers).filter(|t| *t > now).min()
     }
 
     /// The earliest instant at which `s` may be forced to act (for waking idle components).
     pub fn deadline(&self, s: &State) -> Option<Time> {
         let b = self.bound;
-        let deliveries = s
-            .nodes
-            .iter()
-            .map(|p| p.at)
-            .chain(s.pods.iter().map(|p| p.at));
-        let timers = s
-            .ctrl
-            .timed_queue()
-            .works()
-            .values()
-            .filter_map(|w| w.timer_due());
-        deliveries.chain(timers).map(|t| t.plus(b)).min()
+        s.undelivered().chain(s.timers()).map(|t| t.plus(b)).min()
     }
 
     /// Every state reachable from `from` by silent moves at `now` that may leave `now`.
@@ -721,14 +444,7 @@ impl Machine {
         truth: &Truth,
     ) {
         for (at, node) in known {
-            let cache = Arc::make_mut(&mut s.cache);
-            let old = match node {
-                Some(n) => cache.nodes.insert(name.clone(), n.clone()),
-                None => cache.nodes.remove(name),
-            };
-            s.ctrl
-                .make_mut()
-                .node_observed(old.as_deref(), node.as_deref(), *at);
+            s.observe_node(name.clone(), node.clone(), *at);
         }
         let mut steps = Vec::new();
         while !s.pipeline_idle() {
@@ -789,16 +505,4 @@ fn record(death: &mut Option<Death>, at: Time, output: &Output) {
             output: output.clone(),
         });
     }
-}
-
-/// Removes duplicate states, keeping the first of each (order stays deterministic).
-pub fn dedup(states: Vec<State>) -> Vec<State> {
-    if states.len() < 2 {
-        return states;
-    }
-    let mut seen: HashSet<u64, FxBuild> = HashSet::default();
-    states
-        .into_iter()
-        .filter(|s| seen.insert(s.fingerprint()))
-        .collect()
 }

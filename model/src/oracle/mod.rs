@@ -22,13 +22,16 @@
 
 pub mod expect;
 mod frontier;
+mod output;
 mod replay;
+mod state;
 mod truth;
 pub mod verdict;
 pub mod witness;
 
-pub use frontier::{Fault, Observe};
+pub use output::Observe;
 pub use replay::Oracle;
+pub use state::Fault;
 pub use truth::Why;
 pub use verdict::{BadInput, Error, Expected, Result, Summary, Violation};
 

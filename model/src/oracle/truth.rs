@@ -1,9 +1,9 @@
 //! The API server's state as the trace shows it, with the instants explanations need: since when
 //! each NoExecute taint has been on its node and since when each pod has been bound to its node.
 
-use crate::api::{Name, Node, NodeName, Pod, PodKey, ResourceVersion, TaintEffect, Uid};
+use crate::api::{Name, Node, NodeName, Pod, PodKey, ResourceVersion, Taint, TaintEffect, Uid};
 use crate::fx::FxBuild;
-use crate::matching::{first_tolerating, verdict, TolerationTime, Verdict};
+use crate::matching::{earliest_eviction, used_time, TolerationTime};
 use crate::time::{Duration, Time};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -37,8 +37,10 @@ pub struct Truth {
     pub nodes: BTreeMap<NodeName, Arc<Node>>,
     /// Looked up on nearly every line and never iterated, so hashed.
     pub pods: HashMap<PodKey, TruePod, FxBuild>,
-    /// Per node, per NoExecute taint key: since when it has been present without interruption.
-    since: BTreeMap<NodeName, BTreeMap<Name, Time>>,
+    /// Per node, its NoExecute taints in node order, each with since when it has been present
+    /// without interruption. A taint is the whole object (an equal taint is the same taint), as
+    /// in the core's arrival record (CORE-S9) and the model's caches (MODEL-S3).
+    since: BTreeMap<NodeName, Vec<(Taint, Time)>>,
     /// Per node: when its last NoExecute taint went away (while it has none).
     cleared: BTreeMap<NodeName, Time>,
 }
@@ -51,19 +53,19 @@ impl Truth {
     /// Stores a node as of `t`, keeping the first instant of each NoExecute taint.
     pub fn put_node(&mut self, node: Arc<Node>, t: Time) {
         let old = self.since.remove(&node.name).unwrap_or_default();
-        if node.no_execute_taints().next().is_some() {
+        let since: Vec<(Taint, Time)> = node
+            .no_execute_taints()
+            .map(|taint| {
+                let first = old.iter().find(|(o, _)| o == taint).map_or(t, |(_, s)| *s);
+                (taint.clone(), first)
+            })
+            .collect();
+        if !since.is_empty() {
             self.cleared.remove(&node.name);
+            self.since.insert(node.name.clone(), since);
         } else if !old.is_empty() {
             self.cleared.insert(node.name.clone(), t);
         }
-        let since = node
-            .no_execute_taints()
-            .map(|taint| {
-                let first = old.get(&taint.key).copied().unwrap_or(t);
-                (taint.key.clone(), first)
-            })
-            .collect();
-        self.since.insert(node.name.clone(), since);
         self.nodes.insert(node.name.clone(), node);
     }
 
@@ -102,74 +104,64 @@ impl Truth {
         self.pods.remove(key)
     }
 
-    /// Since when the NoExecute taint `key` has been on `node`.
-    pub fn taint_since(&self, node: &str, key: &str) -> Option<Time> {
-        self.since.get(node)?.get(key).copied()
-    }
-
-    /// When the node's last NoExecute taint went away, if it has none now.
-    pub fn cleared(&self, node: &str) -> Option<Time> {
-        self.cleared.get(node).copied()
-    }
-
-    /// What the pod's tolerations say about its node's NoExecute taints now, for messages.
-    /// Computed with [`crate::matching`], the single source of every match decision.
+    /// What the pod's tolerations say about its node's NoExecute taints now, for messages: the
+    /// taint that sets the pod's earliest legal eviction (EVICT-2), computed by the core's
+    /// [`earliest_eviction`] (MATCH-6) for each taint, whose minimum is the pod's. On a tie an
+    /// untolerated taint is named before a tolerated one, then node order decides.
     pub fn why(&self, key: &PodKey, comparison_operators: bool) -> Why {
         let Some(p) = self.pods.get(key) else {
             return Why::Gone;
         };
-        let Some(node_name) = p.pod.node_name.clone() else {
+        let Some(node) = p.pod.node_name.clone() else {
             return Why::Unbound;
         };
-        let Some(node) = self.nodes.get(&node_name) else {
-            return Why::NoNode { node: node_name };
-        };
-        let taints: Vec<_> = node.no_execute_taints().cloned().collect();
-        if taints.is_empty() {
-            return Why::NoTaints { node: node_name };
+        if !self.nodes.contains_key(&node) {
+            return Why::NoNode { node };
         }
-        let tolerations = &p.pod.tolerations;
-        let from = |taint: &Name| {
-            let since = self.taint_since(&node_name, taint).unwrap_or(p.bound_since);
-            if since >= p.bound_since {
-                From::Taint(since)
-            } else {
-                From::Bound(p.bound_since)
-            }
+        let Some(taints) = self.since.get(&node) else {
+            let cleared = self.cleared.get(&node).copied();
+            return Why::NoTaints { node, cleared };
         };
-        match verdict(&taints, tolerations, comparison_operators) {
-            Verdict::Untolerated => {
-                let taint = taints
-                    .iter()
-                    .find(|t| first_tolerating(t, tolerations, comparison_operators).is_none())
-                    .map_or_else(|| "".into(), |t| t.key.clone());
-                let from = from(&taint);
-                Why::Untolerated {
-                    node: node_name,
-                    taint,
-                    from,
-                }
-            }
-            Verdict::Tolerated(TolerationTime::Forever) => Why::Forever { node: node_name },
-            Verdict::Tolerated(TolerationTime::After(m)) => {
-                // The taint whose used toleration sets the minimum.
-                let binding = taints
-                    .iter()
-                    .filter_map(|t| {
-                        let i = first_tolerating(t, tolerations, comparison_operators)?;
-                        let s = tolerations[i].seconds?;
-                        Some((Duration::from_secs(s.max(0)), t))
-                    })
-                    .min_by_key(|(d, _)| *d)
-                    .map_or_else(|| "".into(), |(_, t)| t.key.clone());
-                let from = from(&binding);
-                Why::Tolerates {
-                    node: node_name,
-                    taint: binding,
-                    seconds: m,
-                    from,
-                }
-            }
+        let tolerations = &p.pod.tolerations;
+        let binding = taints
+            .iter()
+            .filter_map(|(taint, since)| {
+                let at = earliest_eviction(
+                    [(taint, *since)],
+                    tolerations,
+                    p.bound_since,
+                    comparison_operators,
+                )?;
+                let tolerated = match used_time(taint, tolerations, comparison_operators) {
+                    Some(TolerationTime::After(d)) => Some(d),
+                    _ => None,
+                };
+                Some((at, tolerated, taint, *since))
+            })
+            .min_by_key(|(at, tolerated, ..)| (*at, tolerated.is_some()));
+        let Some((at, tolerated, taint, since)) = binding else {
+            return Why::Forever { node };
+        };
+        let from = if since >= p.bound_since {
+            From::Taint(since)
+        } else {
+            From::Bound(p.bound_since)
+        };
+        let taint = taint.key.clone();
+        match tolerated {
+            Some(seconds) => Why::Tolerates {
+                node,
+                taint,
+                seconds,
+                from,
+                at,
+            },
+            None => Why::Untolerated {
+                node,
+                taint,
+                from,
+                at,
+            },
         }
     }
 
@@ -186,14 +178,6 @@ pub enum From {
     Bound(Time),
 }
 
-impl From {
-    pub fn at(self) -> Time {
-        match self {
-            From::Taint(t) | From::Bound(t) => t,
-        }
-    }
-}
-
 /// A pod's situation, in the words of an explanation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Why {
@@ -202,22 +186,29 @@ pub enum Why {
     NoNode {
         node: NodeName,
     },
+    /// `cleared`: when its last NoExecute taint went away, if the trace shows it.
     NoTaints {
         node: NodeName,
+        cleared: Option<Time>,
     },
+    /// The earliest legal eviction `at` is set by `taint`, which the pod does not tolerate.
     Untolerated {
         node: NodeName,
         taint: Name,
         from: From,
+        at: Time,
     },
+    /// Every NoExecute taint of the node is tolerated forever.
     Forever {
         node: NodeName,
     },
+    /// The earliest legal eviction `at` is set by `taint`, tolerated for `seconds`.
     Tolerates {
         node: NodeName,
         taint: Name,
         seconds: Duration,
         from: From,
+        at: Time,
     },
 }
 
@@ -225,8 +216,7 @@ impl Why {
     /// The earliest instant the controller may delete the pod for this reason, if any.
     pub fn earliest(&self) -> Option<Time> {
         match self {
-            Why::Untolerated { from, .. } => Some(from.at()),
-            Why::Tolerates { seconds, from, .. } => Some(from.at().plus(*seconds)),
+            Why::Untolerated { at, .. } | Why::Tolerates { at, .. } => Some(*at),
             _ => None,
         }
     }
@@ -242,11 +232,12 @@ impl fmt::Display for Why {
             Why::Gone => f.write_str("the API server no longer has it"),
             Why::Unbound => f.write_str("it is not bound to a node"),
             Why::NoNode { node } => write!(f, "its node {node} does not exist"),
-            Why::NoTaints { node } => write!(f, "node {node} has no NoExecute taint"),
+            Why::NoTaints { node, .. } => write!(f, "node {node} has no NoExecute taint"),
             Why::Untolerated {
                 node,
                 taint,
                 from: since,
+                ..
             } => write!(
                 f,
                 "it does not tolerate {taint}:{} on node {node} ({})",
@@ -288,63 +279,163 @@ pub fn seconds_text(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::{Taint, Toleration};
+    use crate::api::Toleration;
+
+    fn taint(spec: &str) -> Taint {
+        let (key, value) = spec.split_once('=').unwrap_or((spec, ""));
+        Taint::new(key, value, TaintEffect::NoExecute)
+    }
 
     fn node(taints: &[&str]) -> Arc<Node> {
         Arc::new(Node {
             name: "n1".into(),
-            taints: taints
-                .iter()
-                .map(|k| Taint::new(k, "", TaintEffect::NoExecute))
-                .collect(),
+            taints: taints.iter().map(|k| taint(k)).collect(),
         })
     }
 
-    fn pod(tolerations: Vec<Toleration>) -> Arc<Pod> {
+    fn pod(tolerations: &[(&str, Option<i64>)]) -> Arc<Pod> {
         Arc::new(Pod {
             key: PodKey::new("default", "web-0"),
             uid: Uid("u1".into()),
             node_name: Some("n1".into()),
-            tolerations,
+            tolerations: tolerations
+                .iter()
+                .map(|(k, s)| Toleration::exists(k, Some(TaintEffect::NoExecute), *s))
+                .collect(),
         })
     }
 
+    fn key() -> PodKey {
+        PodKey::new("default", "web-0")
+    }
+
+    /// The instant each NoExecute taint of `n1` has been present since, in node order.
+    fn since(t: &Truth) -> Vec<(String, Time)> {
+        t.since["n1"]
+            .iter()
+            .map(|(taint, s)| (taint.to_string(), *s))
+            .collect()
+    }
+
     #[test]
-    fn taint_since_survives_unrelated_changes_and_restarts_after_removal() {
+    fn a_taint_keeps_its_instant_until_it_changes_or_goes() {
         let mut t = Truth::default();
         t.put_node(node(&["a"]), Time(1_000));
         t.put_node(node(&["a", "b"]), Time(2_000));
-        assert_eq!(t.taint_since("n1", "a"), Some(Time(1_000)));
-        assert_eq!(t.taint_since("n1", "b"), Some(Time(2_000)));
-        t.put_node(node(&["b"]), Time(3_000));
-        t.put_node(node(&["a", "b"]), Time(4_000));
-        assert_eq!(t.taint_since("n1", "a"), Some(Time(4_000)));
+        assert_eq!(
+            since(&t),
+            [
+                ("a:NoExecute".into(), Time(1_000)),
+                ("b:NoExecute".into(), Time(2_000))
+            ]
+        );
+        // Removed and re-added, or given another value: a new taint, as the core records it.
+        t.put_node(node(&["b=x"]), Time(3_000));
+        t.put_node(node(&["a", "b=x"]), Time(4_000));
+        assert_eq!(
+            since(&t),
+            [
+                ("a:NoExecute".into(), Time(4_000)),
+                ("b=x:NoExecute".into(), Time(3_000))
+            ]
+        );
+        t.put_node(node(&[]), Time(5_000));
+        t.put_pod(pod(&[]), PodStatus::default(), Time(6_000));
+        t.put_node(node(&[]), Time(7_000));
+        assert_eq!(
+            t.why(&key(), false),
+            Why::NoTaints {
+                node: "n1".into(),
+                cleared: Some(Time(5_000))
+            }
+        );
+    }
+
+    /// Taint a since 0 s tolerated 100 s, taint b since 50 s tolerated 60 s: the earliest legal
+    /// eviction is 100 s (a's own), not 110 s (b's shorter toleration from b's arrival).
+    #[test]
+    fn the_earliest_eviction_is_the_cores() {
+        let mut t = Truth::default();
+        let p = pod(&[("a", Some(100)), ("b", Some(60))]);
+        t.put_pod(p.clone(), PodStatus::default(), Time(0));
+        t.put_node(node(&["a"]), Time(0));
+        t.put_node(node(&["a", "b"]), Time(50_000));
+        let why = t.why(&key(), false);
+        let core = earliest_eviction(
+            [(&taint("a"), Time(0)), (&taint("b"), Time(50_000))],
+            &p.tolerations,
+            Time(0),
+            false,
+        );
+        assert_eq!(core, Some(Time(100_000)));
+        assert_eq!(why.earliest(), core);
+        assert_eq!(
+            why.to_string(),
+            "it tolerates a for 100 s from 0.000s, when the taint was first observable"
+        );
+    }
+
+    /// An untolerated taint that arrives after a tolerated one's clock would have run out does
+    /// not move the earliest eviction later; one that arrives first is named.
+    #[test]
+    fn an_untolerated_taint_is_named_only_when_it_sets_the_instant() {
+        let mut t = Truth::default();
+        t.put_pod(pod(&[("a", Some(10))]), PodStatus::default(), Time(0));
+        t.put_node(node(&["a"]), Time(0));
+        t.put_node(node(&["a", "c"]), Time(50_000));
+        let why = t.why(&key(), false);
+        assert_eq!(why.earliest(), Some(Time(10_000)));
+        assert_eq!(
+            why.to_string(),
+            "it tolerates a for 10 s from 0.000s, when the taint was first observable"
+        );
+        // a goes and comes back: its clock restarts, and c, present since 50 s, sets the instant.
+        t.put_node(node(&["c"]), Time(60_000));
+        t.put_node(node(&["c", "a"]), Time(61_000));
+        let why = t.why(&key(), false);
+        assert_eq!(why.earliest(), Some(Time(50_000)));
+        assert_eq!(
+            why.to_string(),
+            "it does not tolerate c:NoExecute on node n1 (from 50.000s, when the taint was first observable)"
+        );
     }
 
     #[test]
     fn why_names_the_binding_taint_and_its_clock() {
         let mut t = Truth::default();
         t.put_pod(
-            pod(vec![
-                Toleration::exists("a", Some(TaintEffect::NoExecute), Some(300)),
-                Toleration::exists("b", Some(TaintEffect::NoExecute), Some(60)),
-            ]),
+            pod(&[("a", Some(300)), ("b", Some(60))]),
             PodStatus::default(),
             Time(0),
         );
         t.put_node(node(&["a", "b"]), Time(2_000));
-        let why = t.why(&PodKey::new("default", "web-0"), false);
+        let why = t.why(&key(), false);
         assert_eq!(why.earliest(), Some(Time(62_000)));
         assert_eq!(
             why.to_string(),
             "it tolerates b for 60 s from 2.000s, when the taint was first observable"
         );
-        t.put_node(node(&["c"]), Time(5_000));
-        let why = t.why(&PodKey::new("default", "web-0"), false);
+        // Bound after the taints arrived: the clock runs from the binding.
+        t.put_pod(
+            Arc::new(Pod {
+                uid: Uid("u2".into()),
+                ..(*pod(&[("a", Some(300)), ("b", Some(60))])).clone()
+            }),
+            PodStatus::default(),
+            Time(7_000),
+        );
+        let why = t.why(&key(), false);
+        assert_eq!(why.earliest(), Some(Time(67_000)));
         assert_eq!(
             why.to_string(),
-            "it does not tolerate c:NoExecute on node n1 (from 5.000s, when the taint was first observable)"
+            "it tolerates b for 60 s from 7.000s, when it was bound to the node"
         );
+        t.put_pod(
+            pod(&[("a", None), ("b", None)]),
+            PodStatus::default(),
+            Time(8_000),
+        );
+        assert_eq!(t.why(&key(), false), Why::Forever { node: "n1".into() });
     }
 
     #[test]

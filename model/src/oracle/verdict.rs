@@ -1,8 +1,8 @@
 //! What the oracle concludes: a summary when a legal behaviour explains the whole trace, a
 //! [`Violation`] naming the first line none explains and why, or bad input. Spec: ORACLE-8.
 
-use super::frontier::{Output, Seen};
-use super::truth::Why;
+use super::output::{Output, Seen};
+use super::truth::{seconds_text, Why};
 use crate::api::{NodeName, PodKey};
 use crate::core::{EventKind, Verb};
 use crate::time::{Duration, Time};
@@ -133,100 +133,101 @@ pub fn evicts(seen: &Seen) -> bool {
     }
 }
 
-/// The message for an output line no legal behaviour produces, and what a legal run shows.
-#[allow(clippy::too_many_arguments)]
-pub fn unexplained(
-    pod: &PodKey,
-    seen: &Seen,
-    t: Time,
-    why: &Why,
-    cleared: Option<Time>,
-    alternatives: &[Output],
-    profile: &str,
-    bound: Duration,
-) -> (String, Expected) {
-    let what = seen_text(seen);
-    if evicts(seen) {
-        match why {
-            Why::Untolerated { .. } | Why::Tolerates { .. } => {
-                if let Some(earliest) = why.earliest().filter(|e| t < *e) {
-                    return (
-                        format!("{pod} {what} at {t}, but {why}"),
-                        Expected::NotDeletedBy(t.min(earliest)),
-                    );
-                }
-            }
-            Why::NoTaints { node } => {
-                let since = match cleared {
-                    Some(c) if c.plus(bound) < t => format!(
-                        " since {c}, observable by {} within the latency bound",
-                        c.plus(bound)
-                    ),
-                    Some(c) => format!(" since {c}"),
-                    None => String::new(),
-                };
-                return (
-                    format!("{pod} {what} at {t}, but node {node} has no NoExecute taint{since}"),
-                    Expected::NotDeletedBy(t),
-                );
-            }
-            _ => {
-                return (
-                    format!("{pod} {what} at {t}, but {why}"),
-                    Expected::NotDeletedBy(t),
-                )
-            }
-        }
-    }
-    let legal = if alternatives.is_empty() {
-        "none".to_string()
-    } else {
-        alternatives
-            .iter()
-            .map(output_text)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    (
-        format!(
-            "{pod} {what} at {t}: no legal behaviour of {profile} (latency bound {}) does that \
-             then ({why}); what it could do for {pod} at that point: {legal}",
-            super::truth::seconds_text(bound)
-        ),
-        Expected::Nothing,
-    )
+/// What a message about one pod at one instant draws on: the pod's situation in the API state
+/// the trace shows, and the profile and latency bound the trace is checked against.
+pub struct Context<'a> {
+    pub pod: &'a PodKey,
+    /// The instant of the line the message is about.
+    pub t: Time,
+    pub why: Why,
+    pub profile: &'static str,
+    pub bound: Duration,
 }
 
-/// The message for a deadline every legal behaviour missed: at `due` the pod had to be
-/// `output`-ed, but the next line for it comes at `t`.
-pub fn overdue(
-    pod: &PodKey,
-    output: &Output,
-    due: Time,
-    t: Time,
-    why: &Why,
-    bound: Duration,
-) -> (String, Expected) {
-    let what = output_text(output);
-    let deletion = matches!(
-        output,
-        Output::Event(e) if e.kind == EventKind::MarkingForDeletion
-    ) || matches!(output, Output::Request(r) if r.verb == Verb::Delete)
-        || matches!(output, Output::Deleted { .. });
-    let expected = if deletion {
-        let from = why.earliest().filter(|e| *e <= due).unwrap_or(due);
-        Expected::DeletedWithin(from, due)
-    } else {
-        Expected::Nothing
-    };
-    (
-        format!(
-            "{pod} should have been {what} by {due} ({why}; latency bound {}), but the trace \
-             shows nothing of it before {t}",
-            super::truth::seconds_text(bound)
-        ),
-        expected,
-    )
+impl Context<'_> {
+    /// The message for an output line `seen` no legal behaviour produces (`alternatives`: what
+    /// the legal behaviours could have shown instead), and what a legal run shows.
+    pub fn unexplained(&self, seen: &Seen, alternatives: &[Output]) -> (String, Expected) {
+        let Context { pod, t, why, .. } = self;
+        let what = seen_text(seen);
+        if evicts(seen) {
+            match why {
+                Why::Untolerated { at, .. } | Why::Tolerates { at, .. } if t < at => {
+                    return (
+                        format!("{pod} {what} at {t}, but {why}"),
+                        Expected::NotDeletedBy(*t),
+                    );
+                }
+                Why::Untolerated { .. } | Why::Tolerates { .. } => {}
+                Why::NoTaints { node, cleared } => {
+                    let since = match cleared {
+                        Some(c) if c.plus(self.bound) < *t => format!(
+                            " since {c}, observable by {} within the latency bound",
+                            c.plus(self.bound)
+                        ),
+                        Some(c) => format!(" since {c}"),
+                        None => String::new(),
+                    };
+                    return (
+                        format!(
+                            "{pod} {what} at {t}, but node {node} has no NoExecute taint{since}"
+                        ),
+                        Expected::NotDeletedBy(*t),
+                    );
+                }
+                _ => {
+                    return (
+                        format!("{pod} {what} at {t}, but {why}"),
+                        Expected::NotDeletedBy(*t),
+                    )
+                }
+            }
+        }
+        let legal = if alternatives.is_empty() {
+            "none".to_string()
+        } else {
+            alternatives
+                .iter()
+                .map(output_text)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        (
+            format!(
+                "{pod} {what} at {t}: no legal behaviour of {} (latency bound {}) does that \
+                 then ({why}); what it could do for {pod} at that point: {legal}",
+                self.profile,
+                seconds_text(self.bound)
+            ),
+            Expected::Nothing,
+        )
+    }
+
+    /// The message for a deadline every legal behaviour missed: at `due` the pod had to be
+    /// `output`-ed, but the next line for it comes at `t`.
+    pub fn overdue(&self, output: &Output, due: Time) -> (String, Expected) {
+        let Context { pod, t, why, .. } = self;
+        let what = output_text(output);
+        let deletion = matches!(
+            output,
+            Output::Event(e) if e.kind == EventKind::MarkingForDeletion
+        ) || matches!(output, Output::Request(r) if r.verb == Verb::Delete)
+            || matches!(output, Output::Deleted { .. });
+        let expected = if deletion {
+            let from = why.earliest().filter(|e| *e <= due).unwrap_or(due);
+            Expected::DeletedWithin(from, due)
+        } else {
+            Expected::Nothing
+        };
+        (
+            format!(
+                "{pod} should have been {what} by {due} ({why}; latency bound {}), but the \
+                 trace shows nothing of it before {t}",
+                seconds_text(self.bound)
+            ),
+            expected,
+        )
+    }
 }
 
 fn millis<S: serde::Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {

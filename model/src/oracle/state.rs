@@ -1,0 +1,212 @@
+//! One state of a component's frontier: the core [`Controller`] plus what surrounds it, the
+//! informer caches it reads, the API changes its informers have not delivered yet and the
+//! outputs it owes the trace (spec ORACLE-3).
+
+use super::output::Output;
+use crate::api::{Node, NodeName, Pod, PodKey, Uid};
+use crate::core::{ApiResult, ClusterView, Config, Controller, RequestId, WorkPhase};
+use crate::fx::{Fx, FxBuild};
+use crate::shared::Shared;
+use crate::small_map::SmallMap;
+use crate::time::Time;
+use crate::trace::RequestVerb;
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// The informer caches of one component, as the controller reads them. Objects are shared
+/// (`Arc`) with the trace's truth, so a state clones cheaply.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Cache {
+    pub nodes: SmallMap<NodeName, Arc<Node>>,
+    pub pods: SmallMap<PodKey, Arc<Pod>>,
+}
+
+impl ClusterView for Cache {
+    fn node(&self, name: &str) -> Option<&Node> {
+        self.nodes.get(name).map(|n| &**n)
+    }
+
+    fn pod(&self, key: &PodKey) -> Option<&Pod> {
+        self.pods.get(key).map(|p| &**p)
+    }
+
+    fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
+        self.pods
+            .values()
+            .filter(|p| p.node_name.as_deref() == Some(name))
+            .map(|p| &**p)
+            .collect()
+    }
+}
+
+/// An API change the informer has not delivered yet: it must be delivered by `at + bound`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Pending<K, T> {
+    pub at: Time,
+    pub key: K,
+    /// `None`: the object was deleted.
+    pub new: Option<Arc<T>>,
+}
+
+/// Requests of a verb (for one pod, or any) that the API server fails: a scenario's
+/// `failRequests` (used by `expect`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Fault {
+    pub verb: RequestVerb,
+    pub pod: Option<PodKey>,
+    pub left: u32,
+    pub result: ApiResult,
+}
+
+/// One state of a component. Spec: ORACLE-3.
+///
+/// The controller and its caches are shared copy-on-write (`make_mut` on every move): with
+/// `D > 0` most states are kept both as they are (waiting) and moved on (delivering now), and
+/// the kept copy then costs a pointer, not a controller. The controller's hash is kept with it
+/// ([`Shared`]), so a state's fingerprint rehashes it only after it changed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    pub ctrl: Shared<Controller>,
+    pub cache: Arc<Cache>,
+    pub nodes: VecDeque<Pending<NodeName, Node>>,
+    pub pods: VecDeque<Pending<PodKey, Pod>>,
+    /// Outputs produced and not yet shown by the trace.
+    pub owed: VecDeque<Output>,
+    /// Trace request ids matched to the model's requests (traces that observe requests).
+    pub sent: BTreeMap<u64, RequestId>,
+    /// Incarnations this behaviour deleted, and when (`expect`'s exploration).
+    pub deleted: BTreeMap<Uid, Time>,
+    pub faults: Vec<Fault>,
+}
+
+impl State {
+    pub fn new(config: Config) -> State {
+        State {
+            ctrl: Shared::new(Controller::new(config)),
+            cache: Arc::default(),
+            nodes: VecDeque::new(),
+            pods: VecDeque::new(),
+            owed: VecDeque::new(),
+            sent: BTreeMap::new(),
+            deleted: BTreeMap::new(),
+            faults: Vec::new(),
+        }
+    }
+
+    /// The informer delivers its oldest pending node change at `now`.
+    pub fn deliver_node(&mut self, now: Time) {
+        if let Some(p) = self.nodes.pop_front() {
+            self.observe_node(p.key, p.new, now);
+        }
+    }
+
+    /// The informer delivers its oldest pending pod change at `now`.
+    pub fn deliver_pod(&mut self, now: Time) {
+        let Some(p) = self.pods.pop_front() else {
+            return;
+        };
+        let old = store(&mut Arc::make_mut(&mut self.cache).pods, p.key, &p.new);
+        self.ctrl
+            .make_mut()
+            .pod_observed(old.as_deref(), p.new.as_deref(), now);
+    }
+
+    /// The node cache shows `new` under `name` (`None`: deleted) from `now`, and the controller
+    /// observes the change.
+    pub fn observe_node(&mut self, name: NodeName, new: Option<Arc<Node>>, now: Time) {
+        let old = store(&mut Arc::make_mut(&mut self.cache).nodes, name, &new);
+        self.ctrl
+            .make_mut()
+            .node_observed(old.as_deref(), new.as_deref(), now);
+    }
+
+    /// The instants of the API changes its informers have not delivered yet.
+    pub fn undelivered(&self) -> impl Iterator<Item = Time> + '_ {
+        let nodes = self.nodes.iter().map(|p| p.at);
+        nodes.chain(self.pods.iter().map(|p| p.at))
+    }
+
+    /// The due times of its armed timers and backoffs.
+    pub fn timers(&self) -> impl Iterator<Item = Time> + '_ {
+        let works = self.ctrl.timed_queue().works().values();
+        works.filter_map(|w| w.timer_due())
+    }
+
+    /// Nothing queued, dispatched, held or being handled, and no work between its timer and
+    /// its first request or between its end and its completion.
+    pub fn pipeline_idle(&self) -> bool {
+        let c = &self.ctrl;
+        c.node_queue().is_idle()
+            && c.pod_queue().is_idle()
+            && c.held() == (None, None)
+            && c.shards().all_idle()
+            && c.timed_queue()
+                .works()
+                .values()
+                .all(|w| !matches!(w.phase, WorkPhase::Spawned | WorkPhase::Finished { .. }))
+    }
+
+    /// Whether this behaviour has nothing left that concerns `pod`: the component can be
+    /// forgotten once the pod is gone from the API server too.
+    pub fn forgotten(&self) -> bool {
+        self.owed.is_empty()
+            && self.nodes.is_empty()
+            && self.pods.is_empty()
+            && self.cache.pods.is_empty()
+            && self.ctrl.timed_queue().entries().is_empty()
+            && self.ctrl.timed_queue().works().is_empty()
+            && self.pipeline_idle()
+    }
+
+    /// A 64-bit fingerprint: the frontier is deduplicated by fingerprint, as stateright's
+    /// visited set is. Cached objects are shared with the trace's truth and hashed by address:
+    /// equal states built from the same trace lines share them, and a state that differs only
+    /// in sharing is merely kept twice.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = Fx::default();
+        h.write_u64(self.ctrl.hash64());
+        for (name, node) in &self.cache.nodes {
+            name.hash(&mut h);
+            h.write_usize(Arc::as_ptr(node) as usize);
+        }
+        for (key, pod) in &self.cache.pods {
+            key.hash(&mut h);
+            h.write_usize(Arc::as_ptr(pod) as usize);
+        }
+        for p in &self.nodes {
+            h.write_i64(p.at.millis());
+            h.write_usize(p.new.as_ref().map_or(0, |n| Arc::as_ptr(n) as usize));
+        }
+        h.write_u8(0xff);
+        for p in &self.pods {
+            h.write_i64(p.at.millis());
+            h.write_usize(p.new.as_ref().map_or(0, |n| Arc::as_ptr(n) as usize));
+        }
+        self.owed.hash(&mut h);
+        self.sent.hash(&mut h);
+        self.deleted.hash(&mut h);
+        self.faults.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// Stores `new` under `key` (`None`: removes it); returns what was there.
+fn store<K: Ord, T>(map: &mut SmallMap<K, Arc<T>>, key: K, new: &Option<Arc<T>>) -> Option<Arc<T>> {
+    match new {
+        Some(v) => map.insert(key, v.clone()),
+        None => map.remove(&key),
+    }
+}
+
+/// Removes duplicate states, keeping the first of each (order stays deterministic).
+pub fn dedup(states: Vec<State>) -> Vec<State> {
+    if states.len() < 2 {
+        return states;
+    }
+    let mut seen: HashSet<u64, FxBuild> = HashSet::default();
+    states
+        .into_iter()
+        .filter(|s| seen.insert(s.fingerprint()))
+        .collect()
+}
