@@ -118,6 +118,56 @@ pub enum Step {
     CompleteWork(WorkId),
 }
 
+impl Step {
+    /// The upstream goroutine that takes this step: a caller running the controller on threads
+    /// gives each actor's steps to one thread (or timer) of its own.
+    pub fn actor(&self) -> Actor {
+        match *self {
+            Step::DispatchNode => Actor::NodeDispatcher,
+            Step::DispatchPod => Actor::PodDispatcher,
+            Step::WorkerTakeNode(w) | Step::WorkerTakePod(w) => Actor::Worker(w),
+            Step::WorkerContinue { worker, .. } => Actor::Worker(worker),
+            Step::FireTimer(timer) => Actor::Work(WorkId(timer.0)),
+            Step::StartWork(id) | Step::CompleteWork(id) => Actor::Work(id),
+        }
+    }
+
+    /// Keeps, of the two outcomes `enabled_steps` may offer for one worker step under
+    /// [`ImmediatePath::TwoNows`], the `preferred` one: the choice a caller makes once for all,
+    /// as a clock would (the runtime's production clock always observes a positive delay).
+    pub fn resolve_immediate(steps: &mut Vec<Step>, preferred: Immediate) {
+        let offered = steps.clone();
+        steps.retain(|s| match *s {
+            Step::WorkerContinue {
+                worker,
+                immediate,
+                pick,
+            } => {
+                immediate == preferred
+                    || !offered.contains(&Step::WorkerContinue {
+                        worker,
+                        immediate: preferred,
+                        pick,
+                    })
+            }
+            _ => true,
+        });
+    }
+}
+
+/// Who takes a [`Step`]: one upstream goroutine (or, for a work, its timer and goroutine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Actor {
+    /// The goroutine moving node items from the node queue to the shards.
+    NodeDispatcher,
+    /// The goroutine moving pod items from the pod queue to the shards.
+    PodDispatcher,
+    /// Worker `i`, which owns shard `i`.
+    Worker(usize),
+    /// A deletion work: its timer, its goroutine and its completion.
+    Work(WorkId),
+}
+
 /// A listed pod as `handleNodeUpdate` holds it: the cache object at listing time.
 type Listed = Arc<[Pod]>;
 
@@ -267,30 +317,41 @@ impl Controller {
         &self.arrivals
     }
 
-    /// A node informer event at `now` (add: `old` None; delete: `new` None). Spec: CORE-A1,
-    /// CORE-S9.
-    pub fn node_observed(&mut self, old: Option<&Node>, new: Option<&Node>, now: Time) {
+    /// A node informer event at `now` (add: `old` None; delete: `new` None). Returns the item
+    /// the intake filter let through to the node queue. Spec: CORE-A1, CORE-S9.
+    pub fn node_observed(
+        &mut self,
+        old: Option<&Node>,
+        new: Option<&Node>,
+        now: Time,
+    ) -> Option<NodeName> {
         if self.config.profile.keeps_arrivals() {
             if let Some(name) = new.or(old).map(|n| &n.name) {
                 self.arrivals.make_mut().node_observed(name, new, now);
             }
         }
-        if let Some(name) = intake::node_updated(old, new) {
-            self.node_queue.add(name);
-        }
+        let name = intake::node_updated(old, new)?;
+        self.node_queue.add(name.clone());
+        Some(name)
     }
 
     /// A pod informer event at `now` (add: `old` None; delete: `new` None, tombstones
-    /// unwrapped). Spec: CORE-A2, CORE-S9.
-    pub fn pod_observed(&mut self, old: Option<&Pod>, new: Option<&Pod>, now: Time) {
+    /// unwrapped). Returns the item the intake filter let through to the pod queue.
+    /// Spec: CORE-A2, CORE-S9.
+    pub fn pod_observed(
+        &mut self,
+        old: Option<&Pod>,
+        new: Option<&Pod>,
+        now: Time,
+    ) -> Option<PodItem> {
         if self.config.profile.keeps_arrivals() {
             if let Some(key) = new.or(old).map(|p| &p.key) {
                 self.arrivals.make_mut().pod_observed(key, new, now);
             }
         }
-        if let Some(item) = intake::pod_updated(old, new) {
-            self.pod_queue.add(item);
-        }
+        let item = intake::pod_updated(old, new)?;
+        self.pod_queue.add(item.clone());
+        Some(item)
     }
 
     fn shard_of(&self, node: &str) -> usize {
@@ -694,14 +755,19 @@ impl Controller {
         self.timed.next_deadline()
     }
 
-    /// Nothing queued, dispatched, held or being handled, and no work in flight except armed
-    /// eviction timers.
-    pub fn is_quiescent(&self) -> bool {
+    /// Nothing queued, held by a dispatcher, buffered on a channel or being handled by a
+    /// worker: no dispatcher or worker step is enabled until the next informer event.
+    pub fn handlers_idle(&self) -> bool {
         self.node_queue.is_idle()
             && self.pod_queue.is_idle()
             && self.node_held.is_none()
             && self.pod_held.is_none()
             && self.shards.all_idle()
+    }
+
+    /// [`Controller::handlers_idle`], and no work in flight except armed eviction timers.
+    pub fn is_quiescent(&self) -> bool {
+        self.handlers_idle()
             && self
                 .timed
                 .works()

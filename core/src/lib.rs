@@ -67,7 +67,7 @@ mod work_ids;
 pub mod workqueue;
 
 pub use arrivals::Arrivals;
-pub use controller::{Config, Controller, Listing, NodePhase, Renaming, Step, Worker};
+pub use controller::{Actor, Config, Controller, Listing, NodePhase, Renaming, Step, Worker};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
     TimerId, Verb, WorkId, EVENT_REASON,

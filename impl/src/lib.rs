@@ -6,10 +6,8 @@ pub mod clock;
 pub mod controller;
 pub mod driver;
 pub mod informer;
-#[cfg(feature = "mutants")]
 pub mod mutants;
 pub mod probe;
-pub mod queues;
 pub mod recorder;
 pub mod storm;
 pub mod sync;
