@@ -55,26 +55,32 @@ pub mod strategies;
 pub mod time;
 
 pub mod arrivals;
+mod context;
 pub mod controller;
 pub mod driver;
 pub mod effect;
 pub mod handlers;
 pub mod intake;
+mod renaming;
 pub mod shards;
 pub mod timed_queue;
 pub mod work;
 mod work_ids;
+mod worker;
 pub mod workqueue;
 
 pub use arrivals::Arrivals;
-pub use controller::{Actor, Config, Controller, Listing, NodePhase, Renaming, Step, Worker};
+pub use context::Context;
+pub use controller::{Actor, Config, Controller, Listing, Step};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
     TimerId, Verb, WorkId, EVENT_REASON,
 };
 pub use intake::{node_updated, pod_updated, PodItem};
+pub use renaming::Renaming;
 pub use shards::{fnv1a32, shard_of, Shard, Shards};
 pub use timed_queue::{Entry, Immediate, Outcome, TimedQueue, Work, WorkKey, WorkPhase};
+pub use worker::{NodePhase, Worker};
 pub use workqueue::WorkQueue;
 
 use crate::api::{Node, Pod, PodKey};

@@ -5,7 +5,7 @@
 //!
 //! The runtime decides nothing: informer events go to `node_observed` / `pod_observed`, each
 //! thread waits until the core offers a step of its own ([`Step::actor`]) and runs it, and the
-//! effects are performed as they come out. Spec: RT-CTL-1..RT-CTL-5.
+//! effects are performed as they come out. Spec: RT-CTL-1..RT-CTL-7, RT-MUT-1.
 //!
 //! Locks, in acquisition order: the informer cache, then the controller.
 
@@ -42,7 +42,7 @@ impl ClusterView for Cache {
 
 /// The immediate path's outcome under upstream's two `time.Now()` calls, where the core offers
 /// both: production clocks give a positive delay, hence a real timer and a non-nil entry
-/// (semantics §4.3 step 3, N20).
+/// (semantics §4.3 step 3, N20; RT-CTL-6).
 const TWO_NOWS: Immediate = Immediate::Timer;
 
 /// The controller and the runtime's bookkeeping around it, under one lock.
@@ -221,18 +221,26 @@ impl Shared {
         }
         let mut added = Vec::new();
         for (old, new) in nodes {
-            added.extend(s.core.node_observed(old.as_ref(), new.as_ref(), now).map(Key::Node));
+            added.extend(
+                s.core
+                    .node_observed(old.as_ref(), new.as_ref(), now)
+                    .map(Key::Node),
+            );
         }
         for (old, new) in pods {
             if !self.mutant.drops_pod_event(old.as_ref(), new.as_ref()) {
-                added.extend(s.core.pod_observed(old.as_ref(), new.as_ref(), now).map(Key::Pod));
+                added.extend(
+                    s.core
+                        .pod_observed(old.as_ref(), new.as_ref(), now)
+                        .map(Key::Pod),
+                );
             }
         }
         self.probe(|| added.into_iter().map(Probed::Added));
         self.settle(&mut s);
     }
 
-    /// The thread of `actor` (a dispatcher or a worker, RT-CTL-1, RT-CTL-2): waits until the
+    /// The thread of `actor` (a dispatcher or a worker, RT-CTL-1, RT-CTL-5): waits until the
     /// core offers it a step, then takes the cache's and the controller's locks and runs it.
     fn run_thread(self: &Arc<Self>, actor: Actor) {
         loop {
@@ -284,7 +292,8 @@ impl Shared {
             _ => None,
         };
         let mut out = Vec::new();
-        s.core.step(step.clone(), &self.mutant.view(cache), now, &mut out);
+        s.core
+            .step(step.clone(), &self.mutant.view(cache), now, &mut out);
         if let (Some(before), Actor::Worker(w)) = (before, step.actor()) {
             let after = s.core.shards().get(w).cloned().unwrap_or_default();
             self.probe(|| observe(w, &step, &before, &after));
@@ -292,7 +301,7 @@ impl Shared {
         self.perform(s, out, now);
     }
 
-    /// A work step run by the timer service (CORE-A10..CORE-A12).
+    /// A work step run by the timer service (RT-CTL-2; CORE-A10..CORE-A12).
     fn work_step(self: &Arc<Self>, step: Step) {
         self.informers().read(|cache| {
             let mut s = lock(&self.state);
@@ -301,10 +310,12 @@ impl Shared {
             }
             s.scheduled.remove(&step);
             let finished = match step {
-                Step::CompleteWork(id) => s.core.timed_queue().work(id).and_then(|w| match w.phase {
-                    WorkPhase::Finished { outcome } => Some((w.key.pod.clone(), outcome)),
-                    _ => None,
-                }),
+                Step::CompleteWork(id) => {
+                    s.core.timed_queue().work(id).and_then(|w| match w.phase {
+                        WorkPhase::Finished { outcome } => Some((w.key.pod.clone(), outcome)),
+                        _ => None,
+                    })
+                }
                 _ => None,
             };
             self.step(&mut s, cache, step, self.timers.now());
@@ -343,7 +354,9 @@ impl Shared {
                 Effect::ArmTimer { id, fire_at } => {
                     let me = self.clone();
                     let fire = Step::FireTimer(id);
-                    let handle = self.timers.arm(fire_at, Box::new(move || me.work_step(fire)));
+                    let handle = self
+                        .timers
+                        .arm(fire_at, Box::new(move || me.work_step(fire)));
                     if let Some(old) = s.armed.insert(id, handle) {
                         self.timers.cancel(old);
                     }

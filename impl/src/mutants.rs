@@ -11,12 +11,12 @@
 //! with [`crate::driver::run_scenario_mutated`].
 
 use crate::informer::Cache;
+#[cfg(feature = "mutants")]
+use taintcheck_model::api::TaintEffect;
 use taintcheck_model::api::{Node, Pod, PodKey};
 use taintcheck_model::core::driver::Cluster;
 use taintcheck_model::core::{ApiRequest, ClusterView};
 use taintcheck_model::time::Time;
-#[cfg(feature = "mutants")]
-use taintcheck_model::api::TaintEffect;
 
 /// Where a controller incarnation may deviate from the core's view of the world. Every default
 /// passes the value through unchanged.
@@ -244,8 +244,7 @@ impl Boundary for Mutation {
     }
 
     fn repeats(&self, request: &ApiRequest) -> bool {
-        *self == Some(Mutant::DeletesTwice)
-            && request.verb == taintcheck_model::core::Verb::Delete
+        *self == Some(Mutant::DeletesTwice) && request.verb == taintcheck_model::core::Verb::Delete
     }
 
     fn survives_restart(&self) -> bool {
