@@ -177,17 +177,7 @@ pub fn responded(
         _ => Next::Backoff(None),
     };
     match next {
-        Next::Send(call, fetched) => send(
-            queue,
-            id,
-            Attempt {
-                attempt,
-                call,
-                fetched,
-            },
-            cx,
-            out,
-        ),
+        Next::Send(call, fetched) => send(queue, id, attempt, call, fetched, cx, out),
         Next::Finish(outcome, note) => finish(queue, id, outcome, note, out),
         Next::Backoff(note) => {
             if let Some(note) = note {
@@ -264,26 +254,7 @@ fn begin_attempt(
             Call::new(Verb::Get)
         }
     };
-    let fetched = None;
-    send(
-        queue,
-        id,
-        Attempt {
-            attempt,
-            call,
-            fetched,
-        },
-        cx,
-        out,
-    );
-}
-
-/// The request a work's attempt sends next.
-struct Attempt {
-    attempt: u32,
-    call: Call,
-    /// The pod the attempt read, while it reads the pod's node.
-    fetched: Option<Arc<FetchedPod>>,
+    send(queue, id, attempt, call, None, cx, out);
 }
 
 /// The UID a DELETE is conditioned on, if the profile conditions it.
@@ -294,21 +265,18 @@ fn precondition(profile: &Profile, work: &Work) -> Option<Uid> {
         .flatten()
 }
 
-/// Send the attempt's request for the work, after the fixed design's checks (cancelled flag,
-/// re-check).
+/// Send attempt `attempt`'s next request for the work (with the pod it read, while it reads the
+/// pod's node), after the fixed design's checks (cancelled flag, re-check).
 fn send(
     queue: &mut TimedQueue,
     id: WorkId,
-    next: Attempt,
+    attempt: u32,
+    call: Call,
+    fetched: Option<Arc<FetchedPod>>,
     cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) {
     let profile = cx.profile;
-    let Attempt {
-        attempt,
-        call,
-        fetched,
-    } = next;
     let Some(work) = queue.work(id) else {
         return;
     };
