@@ -99,10 +99,8 @@ fn workspace() -> PathBuf {
 #[test]
 fn the_rules_catch_the_cores_own_composition() {
     let ws = workspace();
-    let core: Vec<PathBuf> = ["controller.rs", "handlers.rs", "work.rs"]
-        .iter()
-        .map(|f| ws.join("core/src").join(f))
-        .collect();
+    let mut core = rust_files(&ws.join("core/src/controller"));
+    core.extend(["handlers.rs", "work.rs"].map(|f| ws.join("core/src").join(f)));
     let composition: Vec<String> = COMPOSITION.iter().map(|p| p.to_string()).collect();
     assert!(
         hits(&core, &composition).len() >= 10,
