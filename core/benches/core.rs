@@ -9,7 +9,7 @@ use taintcheck_core::driver::Cluster;
 use taintcheck_core::handlers::{handle_node_update, TaintedNodes};
 use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Time;
-use taintcheck_core::Arrivals;
+use taintcheck_core::{Arrivals, Context};
 use taintcheck_core::{Immediate, TimedQueue};
 
 const PODS: usize = 110;
@@ -64,9 +64,19 @@ fn bench(c: &mut Criterion) {
                 || (TimedQueue::new(), TaintedNodes::new()),
                 |(queue, tainted)| {
                     out.clear();
-                    let run = (&cluster, &name, Time(0), Immediate::Nil);
+                    let cx = Context {
+                        profile: &profile,
+                        view: &cluster,
+                        arrivals: &arrivals,
+                        now: Time(0),
+                    };
                     black_box(handle_node_update(
-                        queue, tainted, &profile, &arrivals, run.0, run.1, run.2, run.3, &mut out,
+                        queue,
+                        tainted,
+                        cx,
+                        &name,
+                        Immediate::Nil,
+                        &mut out,
                     ))
                 },
                 BatchSize::SmallInput,
@@ -74,14 +84,17 @@ fn bench(c: &mut Criterion) {
         });
         let mut queue = TimedQueue::new();
         let mut tainted = TaintedNodes::new();
+        let at = |now| Context {
+            profile: &profile,
+            view: &cluster,
+            arrivals: &arrivals,
+            now,
+        };
         handle_node_update(
             &mut queue,
             &mut tainted,
-            &profile,
-            &arrivals,
-            &cluster,
+            at(Time(0)),
             &name,
-            Time(0),
             Immediate::Nil,
             &mut out,
         );
@@ -91,11 +104,8 @@ fn bench(c: &mut Criterion) {
                 black_box(handle_node_update(
                     &mut queue,
                     &mut tainted,
-                    &profile,
-                    &arrivals,
-                    &cluster,
+                    at(Time(1)),
                     &name,
-                    Time(1),
                     Immediate::Nil,
                     &mut out,
                 ))

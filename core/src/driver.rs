@@ -176,23 +176,7 @@ impl Driver {
     pub fn enabled(&self) -> Vec<Step> {
         let mut steps = Vec::new();
         self.controller.enabled_steps(self.now, &mut steps);
-        let offered = steps.clone();
-        let preferred = self.immediate;
-        steps.retain(|s| match s {
-            Step::WorkerContinue {
-                worker,
-                immediate,
-                pick,
-            } => {
-                *immediate == preferred
-                    || !offered.contains(&Step::WorkerContinue {
-                        worker: *worker,
-                        immediate: preferred,
-                        pick: *pick,
-                    })
-            }
-            _ => true,
-        });
+        Step::resolve_immediate(&mut steps, self.immediate);
         steps
     }
 

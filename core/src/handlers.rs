@@ -2,7 +2,7 @@
 //! `processPodOnNode`, the one place the controller decides what happens to a pod.
 //! Spec: CORE-A5..CORE-A7, CORE-PRE.
 
-use super::arrivals::Arrivals;
+use super::context::Context;
 use super::effect::{Decision, Effect, EventKind, EventRecord, Note};
 use super::intake::PodItem;
 use super::timed_queue::{Entry, Immediate, KeyView, TimedQueue, WorkPhase};
@@ -49,20 +49,17 @@ pub fn update_tainted_nodes(
 }
 
 /// `handleNodeUpdate` phase 3, for one listed pod: the zero-taint short-circuit cancels (the
-/// guard that keeps CORE-PRE), otherwise `processPodOnNode` with the node's one `now`.
-/// Spec: CORE-A5.
-#[allow(clippy::too_many_arguments)]
+/// guard that keeps CORE-PRE), otherwise `processPodOnNode` with the node's one `now` (the
+/// context's). Spec: CORE-A5.
 pub fn node_update_pod(
     queue: &mut TimedQueue,
-    profile: &Profile,
-    arrivals: &Arrivals,
-    view: &impl ClusterView,
+    cx: Context<'_, impl ClusterView>,
     pod: &Pod,
     taints: &[Taint],
-    now: Time,
     immediate: Immediate,
     out: &mut Vec<Effect>,
 ) -> Option<Note> {
+    let (profile, view) = (cx.profile, cx.view);
     if taints.is_empty() {
         // Only the listed incarnation's work: under UID keys a successor of the same name,
         // handled meanwhile from a fresher cache, keeps its own (configuration
@@ -78,36 +75,28 @@ pub fn node_update_pod(
         }
         None
     } else {
-        Some(process_pod_on_node(
-            queue, profile, arrivals, pod, taints, now, immediate, out,
-        ))
+        Some(process_pod_on_node(queue, cx, pod, taints, immediate, out))
     }
 }
 
-/// The whole of `handleNodeUpdate` at once: phase 1, listing the node's pods from the cache, then
-/// every pod with one `now`. For callers that hold upstream's locks themselves (the runtime,
-/// benches); the composed controller runs the phases as separate steps. Returns the number of
-/// pods listed. Spec: CORE-A5.
-#[allow(clippy::too_many_arguments)]
+/// The phases of `handleNodeUpdate` back to back, for the benches and allocation tests that
+/// measure the handlers without the controller's queues and workers around them (the
+/// [`crate::Controller`] runs the phases as separate steps). Returns the number of pods listed.
+/// Spec: CORE-A5.
 pub fn handle_node_update(
     queue: &mut TimedQueue,
     tainted: &mut TaintedNodes,
-    profile: &Profile,
-    arrivals: &Arrivals,
-    view: &impl ClusterView,
+    cx: Context<'_, impl ClusterView>,
     name: &NodeName,
-    now: Time,
     immediate: Immediate,
     out: &mut Vec<Effect>,
 ) -> usize {
-    let NodeTaints::Taints(taints) = update_tainted_nodes(tainted, name, view) else {
+    let NodeTaints::Taints(taints) = update_tainted_nodes(tainted, name, cx.view) else {
         return 0;
     };
-    let pods = view.pods_on_node(name);
+    let pods = cx.view.pods_on_node(name);
     for pod in &pods {
-        node_update_pod(
-            queue, profile, arrivals, view, pod, &taints, now, immediate, out,
-        );
+        node_update_pod(queue, cx, pod, &taints, immediate, out);
     }
     pods.len()
 }
@@ -117,18 +106,15 @@ pub fn handle_node_update(
 /// `processPodOnNode` with the node's current `taintedNodes` entry, whose decision is returned.
 /// Spec: CORE-A6.
 #[doc(alias = "handlePodUpdate")]
-#[allow(clippy::too_many_arguments)]
 pub fn handle_pod_update(
     queue: &mut TimedQueue,
     tainted: &TaintedNodes,
-    profile: &Profile,
-    arrivals: &Arrivals,
-    view: &impl ClusterView,
+    cx: Context<'_, impl ClusterView>,
     item: &PodItem,
-    now: Time,
     immediate: Immediate,
     out: &mut Vec<Effect>,
 ) -> Option<Note> {
+    let (profile, view) = (cx.profile, cx.view);
     let Some(pod) = view.pod(&item.key) else {
         cancel_pod_with_event(queue, profile, &item.key, None, out);
         return None;
@@ -144,9 +130,7 @@ pub fn handle_pod_update(
         return None;
     }
     let taints = tainted.get(item.node_name.as_ref()?)?;
-    Some(process_pod_on_node(
-        queue, profile, arrivals, pod, taints, now, immediate, out,
-    ))
+    Some(process_pod_on_node(queue, cx, pod, taints, immediate, out))
 }
 
 /// Upstream `cancelWorkWithEvent` for the pod `key`: every incarnation's entry except `keep`'s
@@ -204,17 +188,20 @@ fn note(pod: &PodKey, note: Note) -> Effect {
 /// legal eviction from the controller's arrival record ([`Arrivals`]), `None` cancelling as
 /// step 3 does. Spec: CORE-A7, PROFILE-10.
 #[doc(alias = "processPodOnNode")]
-#[allow(clippy::too_many_arguments)]
 pub fn process_pod_on_node(
     queue: &mut TimedQueue,
-    profile: &Profile,
-    arrivals: &Arrivals,
+    cx: Context<'_, impl ClusterView>,
     pod: &Pod,
     taints: &[Taint],
-    now: Time,
     immediate: Immediate,
     out: &mut Vec<Effect>,
 ) -> Note {
+    let Context {
+        profile,
+        arrivals,
+        now,
+        ..
+    } = cx;
     let key = KeyView::new(profile.work_key, &pod.key, &pod.uid);
     let zero = taints.is_empty();
     if zero {

@@ -8,12 +8,13 @@
 //! the runtime and the oracle drive it. It reads no clock, spawns no thread, sleeps never and
 //! performs no I/O: inputs come in as arguments, decisions go out as values.
 //!
-//! Components, each usable alone (the runtime wraps them in its own locks and threads):
-//! [`workqueue`] (client-go queue), [`intake`] (`NodeUpdated`/`PodUpdated`), [`shards`] (FNV
-//! sharding, the worker's drain rule), [`timed_queue`] (`TimedWorkerQueue`), [`handlers`]
-//! (`handleNodeUpdate`, `handlePodUpdate`, `processPodOnNode`), [`work`] (the deletion work
-//! function), [`effect`] (what comes out). [`Controller`] composes them; [`driver`] runs it
-//! sequentially for tests.
+//! Components: [`workqueue`] (client-go queue), [`intake`] (`NodeUpdated`/`PodUpdated`),
+//! [`shards`] (FNV sharding, the worker's drain rule), [`timed_queue`] (`TimedWorkerQueue`),
+//! [`handlers`] (`handleNodeUpdate`, `handlePodUpdate`, `processPodOnNode`), [`work`] (the
+//! deletion work function), [`effect`] (what comes out); the handlers and work steps read a
+//! [`Context`]. [`Controller`] composes them, once: the model explores it, the oracle replays
+//! traces against it, the runtime runs it on threads (one per [`Actor`]), and [`driver`] runs
+//! it sequentially for tests.
 //!
 //! # Calling the composed [`Controller`]
 //!
@@ -23,7 +24,8 @@
 //! 1. Inputs: informer events go to [`Controller::node_observed`] / [`Controller::pod_observed`]
 //!    (intake filters, then the work queues); they never run a handler by themselves.
 //! 2. Steps: [`Controller::enabled_steps`] lists what can happen now, in a fixed order; the
-//!    caller picks one (the model: every one; the driver: all in order) and runs it with
+//!    caller picks one (the model: every one; the driver: all in order; the runtime: each
+//!    thread its own, [`Step::actor`]) and runs it with
 //!    [`Controller::step`], passing the informer caches as a [`ClusterView`]. A step that is not
 //!    enabled is a no-op. Each step is one upstream lock or goroutine boundary.
 //! 3. Outputs: steps append [`Effect`]s: events to record, API requests to send, timers to
@@ -55,26 +57,32 @@ pub mod strategies;
 pub mod time;
 
 pub mod arrivals;
+mod context;
 pub mod controller;
 pub mod driver;
 pub mod effect;
 pub mod handlers;
 pub mod intake;
+mod renaming;
 pub mod shards;
 pub mod timed_queue;
 pub mod work;
 mod work_ids;
+mod worker;
 pub mod workqueue;
 
 pub use arrivals::Arrivals;
-pub use controller::{Config, Controller, Listing, NodePhase, Renaming, Step, Worker};
+pub use context::Context;
+pub use controller::{Actor, Config, Controller, Listing, Step};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
     TimerId, Verb, WorkId, EVENT_REASON,
 };
 pub use intake::{node_updated, pod_updated, PodItem};
+pub use renaming::Renaming;
 pub use shards::{fnv1a32, shard_of, Shard, Shards};
 pub use timed_queue::{Entry, Immediate, Outcome, TimedQueue, Work, WorkKey, WorkPhase};
+pub use worker::{NodePhase, Worker};
 pub use workqueue::WorkQueue;
 
 use crate::api::{Node, Pod, PodKey};

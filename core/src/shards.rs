@@ -2,9 +2,9 @@
 //! modulo the worker count, so a node and the pods bound to it meet on one worker. Spec: CORE-A3.
 //! The shards themselves (channels and workers, CORE-S5, CORE-S6) live in [`Shards`].
 
-use super::controller::Worker;
 use super::intake::PodItem;
 use crate::api::NodeName;
+use crate::worker::Worker;
 use smallvec::SmallVec;
 
 /// FNV-1a, 32 bit (offset basis `0x811c9dc5`, prime `16777619`), over the UTF-8 bytes.

@@ -501,7 +501,7 @@ impl TimedQueue {
 
     /// Renames the pods of every entry, work and outstanding request (see
     /// [`super::Controller::rename`]); ids stay.
-    pub(crate) fn rename(&mut self, r: &impl super::controller::Renaming) {
+    pub(crate) fn rename(&mut self, r: &impl crate::Renaming) {
         let key = |k: &WorkKey| WorkKey {
             pod: r.key(&k.pod),
             uid: k.uid.as_ref().map(|u| r.uid(u)),

@@ -3,7 +3,7 @@
 //! backoff between attempts, then the outcome that the completion step writes to the map.
 //! Spec: CORE-A11..CORE-A14.
 
-use super::arrivals::Arrivals;
+use super::context::Context;
 use super::effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
     TimerId, Verb, WorkId,
@@ -22,12 +22,10 @@ use std::sync::Arc;
 pub fn fire_timer(
     queue: &mut TimedQueue,
     timer: TimerId,
-    profile: &Profile,
-    view: &impl ClusterView,
-    arrivals: &Arrivals,
-    now: Time,
+    cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) -> bool {
+    let (profile, now) = (cx.profile, cx.now);
     let id = WorkId(timer.0);
     let Some(work) = queue.work_mut(id) else {
         return false;
@@ -41,12 +39,10 @@ pub fn fire_timer(
             if profile.durable_retry || attempt < profile.attempts {
                 // Fixed design: every attempt re-checks the caches first (its first request may
                 // be a read, which `send` does not guard).
-                if profile.recheck_before_delete
-                    && !recheck(queue, id, profile, view, arrivals, now, out)
-                {
+                if profile.recheck_before_delete && !recheck(queue, id, cx, out) {
                     return true;
                 }
-                begin_attempt(queue, id, attempt + 1, profile, view, arrivals, now, out);
+                begin_attempt(queue, id, attempt + 1, cx, out);
             } else {
                 finish(queue, id, Outcome::Failed, Some(Note::GaveUp), out);
             }
@@ -61,12 +57,10 @@ pub fn fire_timer(
 pub fn start_work(
     queue: &mut TimedQueue,
     id: WorkId,
-    profile: &Profile,
-    view: &impl ClusterView,
-    arrivals: &Arrivals,
-    now: Time,
+    cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) -> bool {
+    let profile = cx.profile;
     let Some(work) = queue.work(id) else {
         return false;
     };
@@ -79,29 +73,26 @@ pub fn start_work(
         out.push(decision(pod, Note::Suppressed));
         return true;
     }
-    if profile.recheck_before_delete && !recheck(queue, id, profile, view, arrivals, now, out) {
+    if profile.recheck_before_delete && !recheck(queue, id, cx, out) {
         return true;
     }
     out.push(Effect::Event(EventRecord {
         pod,
         kind: EventKind::MarkingForDeletion,
     }));
-    begin_attempt(queue, id, 1, profile, view, arrivals, now, out);
+    begin_attempt(queue, id, 1, cx, out);
     true
 }
 
 /// The API server answered `request`. Returns false if no work awaits it. Spec: CORE-A13.
-#[allow(clippy::too_many_arguments)]
 pub fn responded(
     queue: &mut TimedQueue,
     request: RequestId,
     result: ApiResult,
-    profile: &Profile,
-    view: &impl ClusterView,
-    arrivals: &Arrivals,
-    now: Time,
+    cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) -> bool {
+    let (profile, now) = (cx.profile, cx.now);
     let id = WorkId(request.0);
     let Some(Work {
         phase:
@@ -186,9 +177,7 @@ pub fn responded(
         _ => Next::Backoff(None),
     };
     match next {
-        Next::Send(call, fetched) => send(
-            queue, id, attempt, call, fetched, profile, view, arrivals, now, out,
-        ),
+        Next::Send(call, fetched) => send(queue, id, attempt, call, fetched, cx, out),
         Next::Finish(outcome, note) => finish(queue, id, outcome, note, out),
         Next::Backoff(note) => {
             if let Some(note) = note {
@@ -245,17 +234,14 @@ fn backoff(profile: &Profile, attempt: u32) -> Duration {
 }
 
 /// Attempt `attempt` sends its first request.
-#[allow(clippy::too_many_arguments)]
 fn begin_attempt(
     queue: &mut TimedQueue,
     id: WorkId,
     attempt: u32,
-    profile: &Profile,
-    view: &impl ClusterView,
-    arrivals: &Arrivals,
-    now: Time,
+    cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) {
+    let profile = cx.profile;
     let Some(work) = queue.work(id) else {
         return;
     };
@@ -268,9 +254,7 @@ fn begin_attempt(
             Call::new(Verb::Get)
         }
     };
-    send(
-        queue, id, attempt, call, None, profile, view, arrivals, now, out,
-    );
+    send(queue, id, attempt, call, None, cx, out);
 }
 
 /// The UID a DELETE is conditioned on, if the profile conditions it.
@@ -281,20 +265,18 @@ fn precondition(profile: &Profile, work: &Work) -> Option<Uid> {
         .flatten()
 }
 
-/// Send `verb` for the work, after the fixed design's checks (cancelled flag, re-check).
-#[allow(clippy::too_many_arguments)]
+/// Send attempt `attempt`'s next request for the work (with the pod it read, while it reads the
+/// pod's node), after the fixed design's checks (cancelled flag, re-check).
 fn send(
     queue: &mut TimedQueue,
     id: WorkId,
     attempt: u32,
     call: Call,
     fetched: Option<Arc<FetchedPod>>,
-    profile: &Profile,
-    view: &impl ClusterView,
-    arrivals: &Arrivals,
-    now: Time,
+    cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) {
+    let profile = cx.profile;
     let Some(work) = queue.work(id) else {
         return;
     };
@@ -302,10 +284,7 @@ fn send(
         finish(queue, id, Outcome::Abandoned, Some(Note::Suppressed), out);
         return;
     }
-    if profile.recheck_before_delete
-        && !call.verb.is_read()
-        && !recheck(queue, id, profile, view, arrivals, now, out)
-    {
+    if profile.recheck_before_delete && !call.verb.is_read() && !recheck(queue, id, cx, out) {
         return;
     }
     let Some(work) = queue.work_mut(id) else {
@@ -361,13 +340,13 @@ pub enum Recheck {
 
 /// Re-evaluate `work` against the informer caches: the earliest legal eviction `E` derived again
 /// from the cached pod and node and the controller's arrival record. Spec: CORE-A14.
-pub fn evaluate(
-    work: &Work,
-    profile: &Profile,
-    view: &impl ClusterView,
-    arrivals: &Arrivals,
-    now: Time,
-) -> Recheck {
+pub fn evaluate(work: &Work, cx: Context<'_, impl ClusterView>) -> Recheck {
+    let Context {
+        profile,
+        view,
+        arrivals,
+        now,
+    } = cx;
     let Some(pod) = view.pod(&work.key.pod) else {
         return Recheck::Void;
     };
@@ -393,16 +372,13 @@ pub fn evaluate(
 fn recheck(
     queue: &mut TimedQueue,
     id: WorkId,
-    profile: &Profile,
-    view: &impl ClusterView,
-    arrivals: &Arrivals,
-    now: Time,
+    cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) -> bool {
     let Some(work) = queue.work_mut(id) else {
         return false;
     };
-    match evaluate(work, profile, view, arrivals, now) {
+    match evaluate(work, cx) {
         Recheck::Due => true,
         Recheck::Later(fire_at) => {
             work.fire_at = fire_at;

@@ -11,7 +11,7 @@ use taintcheck_core::handlers::{handle_node_update, TaintedNodes};
 use taintcheck_core::matching::{tolerates, verdict, TolerationTime, Verdict};
 use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Time;
-use taintcheck_core::Arrivals;
+use taintcheck_core::{Arrivals, Context};
 use taintcheck_core::{Immediate, TimedQueue};
 
 struct Counting;
@@ -80,31 +80,17 @@ fn node_update_allocates_per_node_not_per_pod() {
         let mut queue = TimedQueue::new();
         let mut tainted = TaintedNodes::new();
         let mut out = Vec::with_capacity(1024);
-        let args = (&cluster, &name, Immediate::Nil);
-        handle_node_update(
-            &mut queue,
-            &mut tainted,
-            &profile,
-            &arrivals,
-            args.0,
-            args.1,
-            Time(0),
-            args.2,
-            &mut out,
-        );
+        let at = |now| Context {
+            profile: &profile,
+            view: &cluster,
+            arrivals: &arrivals,
+            now,
+        };
+        let nil = Immediate::Nil;
+        handle_node_update(&mut queue, &mut tainted, at(Time(0)), &name, nil, &mut out);
         out.clear();
         let before = allocations();
-        let pods = handle_node_update(
-            &mut queue,
-            &mut tainted,
-            &profile,
-            &arrivals,
-            args.0,
-            args.1,
-            Time(1),
-            args.2,
-            &mut out,
-        );
+        let pods = handle_node_update(&mut queue, &mut tainted, at(Time(1)), &name, nil, &mut out);
         let allocations = allocations() - before;
         assert_eq!(pods, 110);
         assert_eq!(out.len(), 110, "{}: one decision per pod", profile.name);

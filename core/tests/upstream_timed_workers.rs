@@ -9,7 +9,9 @@ use taintcheck_core::driver::Cluster;
 use taintcheck_core::profile::{CompletionPolicy, Profile};
 use taintcheck_core::time::Time;
 use taintcheck_core::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
-use taintcheck_core::{work, ApiResult, Arrivals, Effect, EventKind, FetchedPod, Verb, WorkId};
+use taintcheck_core::{
+    work, ApiResult, Arrivals, Context, Effect, EventKind, FetchedPod, Verb, WorkId,
+};
 
 /// The successful answer to the request work `id` waits for, if any (the Go tests' fake client
 /// succeeds at everything).
@@ -83,29 +85,18 @@ impl Harness {
             let works: Vec<_> = self.queue.works().keys().copied().collect();
             let mut progressed = false;
             for id in works {
-                let (p, v, n, out) = (&self.profile, &self.view, self.now, &mut self.effects);
-                progressed |= work::fire_timer(
-                    &mut self.queue,
-                    id.timer(),
-                    p,
-                    v,
-                    &Arrivals::default(),
-                    n,
-                    out,
-                );
-                progressed |=
-                    work::start_work(&mut self.queue, id, p, v, &Arrivals::default(), n, out);
+                let arrivals = Arrivals::default();
+                let (p, out) = (&self.profile, &mut self.effects);
+                let cx = Context {
+                    profile: p,
+                    view: &self.view,
+                    arrivals: &arrivals,
+                    now: self.now,
+                };
+                progressed |= work::fire_timer(&mut self.queue, id.timer(), cx, out);
+                progressed |= work::start_work(&mut self.queue, id, cx, out);
                 if let Some(answer) = success(&self.queue, id) {
-                    progressed |= work::responded(
-                        &mut self.queue,
-                        id.request(),
-                        answer,
-                        p,
-                        v,
-                        &Arrivals::default(),
-                        n,
-                        out,
-                    );
+                    progressed |= work::responded(&mut self.queue, id.request(), answer, cx, out);
                 }
                 progressed |= self.queue.complete(id, p).is_some();
             }
@@ -207,26 +198,16 @@ fn running_worker_completion_does_not_remove_replacement() {
                 h.add("pod", 0, 0);
             }
             let first = *h.queue.works().keys().next().unwrap();
-            let (p, v) = (&h.profile, &h.view);
             h.now = Time(if scheduled { 1_000 } else { 0 });
-            work::fire_timer(
-                &mut h.queue,
-                first.timer(),
-                p,
-                v,
-                &Arrivals::default(),
-                h.now,
-                &mut h.effects,
-            );
-            work::start_work(
-                &mut h.queue,
-                first,
-                p,
-                v,
-                &Arrivals::default(),
-                h.now,
-                &mut h.effects,
-            );
+            let arrivals = Arrivals::default();
+            let cx = Context {
+                profile: &h.profile,
+                view: &h.view,
+                arrivals: &arrivals,
+                now: h.now,
+            };
+            work::fire_timer(&mut h.queue, first.timer(), cx, &mut h.effects);
+            work::start_work(&mut h.queue, first, cx, &mut h.effects);
             assert!(matches!(
                 h.queue.work(first).unwrap().phase,
                 WorkPhase::Requesting { .. }
@@ -237,18 +218,15 @@ fn running_worker_completion_does_not_remove_replacement() {
             assert_eq!(replacement.1, Time(10_000));
             // Release the first worker: its GET, PATCH and DELETE succeed, then it completes.
             for _ in 0..3 {
-                let (p, v) = (&h.profile, &h.view);
                 let result = success(&h.queue, first).expect("a request in flight");
-                work::responded(
-                    &mut h.queue,
-                    first.request(),
-                    result,
-                    p,
-                    v,
-                    &Arrivals::default(),
-                    h.now,
-                    &mut h.effects,
-                );
+                let arrivals = Arrivals::default();
+                let cx = Context {
+                    profile: &h.profile,
+                    view: &h.view,
+                    arrivals: &arrivals,
+                    now: h.now,
+                };
+                work::responded(&mut h.queue, first.request(), result, cx, &mut h.effects);
             }
             assert!(h.queue.complete(first, &h.profile).is_some());
             let after = h.queue.entry(&k).cloned();

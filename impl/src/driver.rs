@@ -10,7 +10,8 @@
 
 use crate::api::{ApiServer, FailRule};
 use crate::clock::{Clock, SystemClock, VirtualClock};
-use crate::controller::{Controller, InformerLags, Mutation};
+use crate::controller::{Controller, Env as Incarnation, InformerLags};
+use crate::mutants::Mutation;
 use crate::recorder::Recorder;
 use crate::sync::{lock, spawn, Arc, Mutex};
 use crate::timers::TimerService;
@@ -89,8 +90,17 @@ fn run(scenario: &Scenario, profile: Profile, clock: ClockKind, mutant: Mutation
         pods: scenario.runtime.pod_informer_lag,
     };
     // Upstream's informers list before `Run`; the runner arms everything before time moves.
+    let incarnation = Incarnation {
+        api: &api,
+        timers: &timers,
+        recorder: &recorder,
+        lags,
+    };
     let slot: Slot = Arc::new(Mutex::new(Some(Controller::launch(
-        config, &api, &timers, &recorder, lags, None, mutant,
+        config,
+        &incarnation,
+        None,
+        mutant,
     ))));
     for op in &scenario.ops {
         let env = Env {
@@ -221,22 +231,24 @@ impl Env {
     /// kube-controller-manager restarts (RT-DRV-3): the incarnation stops with all its memory,
     /// a new one lists and watches from scratch.
     fn restart(&self) {
-        #[cfg(feature = "mutants")]
-        if self.mutant == Some(crate::mutants::Mutant::KeepsTimersAcrossRestart) {
+        let mut slot = lock(&self.slot);
+        if slot.as_ref().is_some_and(Controller::survives_restart) {
             self.recorder.record(TraceEvent::ControllerRestarted);
             return;
         }
-        let mut slot = lock(&self.slot);
         if let Some(old) = slot.take() {
             old.stop();
         }
         self.recorder.record(TraceEvent::ControllerRestarted);
+        let incarnation = Incarnation {
+            api: &self.api,
+            timers: &self.timers,
+            recorder: &self.recorder,
+            lags: self.lags,
+        };
         *slot = Some(Controller::launch(
             self.config,
-            &self.api,
-            &self.timers,
-            &self.recorder,
-            self.lags,
+            &incarnation,
             None,
             self.mutant,
         ));

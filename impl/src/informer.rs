@@ -85,24 +85,21 @@ impl Cache {
     }
 }
 
-/// An event handler, called with a batch of `(old, new)` changes in order; `None` for absent
-/// (client-go's add/update/delete in one).
-pub type Handler<T> = Box<dyn Fn(&[Change<T>]) + Send + Sync>;
-
-/// One object change: the cached object before and after.
+/// One object change: the cached object before and after; `None` for absent (client-go's
+/// add/update/delete in one).
 pub type Change<T> = (Option<T>, Option<T>);
 
-/// Called with a batch of node and pod changes and their instant.
-pub type CacheHook = Box<dyn Fn(&[Change<Node>], &[Change<Pod>], Time) + Send + Sync>;
+/// The event handler: called with each delivered batch of node and pod changes, in order, and
+/// their instant, while the cache is still write-locked, so that no reader sees controller state
+/// that lags the cache (the fixed design's arrival record, CORE-S9, whose re-check must never
+/// pair a re-added taint with its old instant).
+pub type Handler = Box<dyn Fn(&[Change<Node>], &[Change<Pod>], Time) + Send + Sync>;
 
-/// What the informers call after each delivery.
-pub struct Handlers {
-    pub node: Handler<Node>,
-    pub pod: Handler<Pod>,
-    /// Called with each batch and its instant while the cache is still write-locked, for
-    /// controller state that no reader may see lag the cache: the fixed design's arrival record
-    /// (CORE-S9), whose re-check must never pair a re-added taint with its old instant.
-    pub with_cache: CacheHook,
+/// Where an incarnation's informers start from: each kind's delivery lag.
+#[derive(Clone, Copy, Debug)]
+pub struct InformerLags {
+    pub nodes: Duration,
+    pub pods: Duration,
 }
 
 /// Per-kind delivery state.
@@ -120,7 +117,7 @@ struct Stream {
 struct Inner {
     cache: RwLock<Cache>,
     streams: Mutex<BTreeMap<ObjectKind, Stream>>,
-    handlers: Handlers,
+    handler: Handler,
     timers: TimerService,
     api: ApiServer,
     /// Set when the controller that owns these informers stops (restart): late deliveries
@@ -141,9 +138,8 @@ impl Informers {
     pub fn start(
         api: &ApiServer,
         timers: &TimerService,
-        node_lag: Duration,
-        pod_lag: Duration,
-        handlers: Handlers,
+        lags: InformerLags,
+        handler: Handler,
     ) -> Informers {
         let now = timers.now();
         let stream = |lag| Stream {
@@ -156,10 +152,10 @@ impl Informers {
             inner: Arc::new(Inner {
                 cache: RwLock::new(Cache::default()),
                 streams: Mutex::new(BTreeMap::from([
-                    (ObjectKind::Nodes, stream(node_lag)),
-                    (ObjectKind::Pods, stream(pod_lag)),
+                    (ObjectKind::Nodes, stream(lags.nodes)),
+                    (ObjectKind::Pods, stream(lags.pods)),
                 ])),
-                handlers,
+                handler,
                 timers: timers.clone(),
                 api: api.clone(),
                 stopped: AtomicBool::new(false),
@@ -331,14 +327,7 @@ impl Informers {
                 }
             }
         }
-        (self.inner.handlers.with_cache)(&nodes, &pods, now);
-        drop(cache);
-        if !nodes.is_empty() {
-            (self.inner.handlers.node)(&nodes);
-        }
-        if !pods.is_empty() {
-            (self.inner.handlers.pod)(&pods);
-        }
+        (self.inner.handler)(&nodes, &pods, now);
     }
 }
 

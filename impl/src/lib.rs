@@ -1,15 +1,14 @@
-//! taintcheck-runtime: the reference runtime. It drives the sans-IO core of `taintcheck-model`
-//! with real threads, channels and timers, and contains no eviction decision of its own.
+//! taintcheck-runtime: the reference runtime. It runs the sans-IO core's one composed
+//! `Controller` on real threads and timers, against an in-memory API server and informers, and
+//! contains no eviction decision of its own (spec: specs/runtime.md).
 
 pub mod api;
 pub mod clock;
 pub mod controller;
 pub mod driver;
 pub mod informer;
-#[cfg(feature = "mutants")]
 pub mod mutants;
 pub mod probe;
-pub mod queues;
 pub mod recorder;
 pub mod storm;
 pub mod sync;

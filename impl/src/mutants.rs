@@ -1,19 +1,102 @@
-//! Deliberately wrong controllers, to measure how well the conformance oracle catches them
-//! (issue 6, "accuracy"). Built only with the `mutants` feature, never into the runtime
-//! `taintcheck run` uses: each mutant bends one decision of the reference runtime, either by
-//! misreading the informer caches it hands to the core, or by a small change around a core
-//! call (skipping it, undoing it, shifting its clock, repeating a request). The core itself is
-//! never changed. Run them with [`crate::driver::run_scenario_mutated`].
+//! The one seam between the runtime and the core's boundary: what the core reads (the informer
+//! caches as a [`ClusterView`], `now`, informer events) and what it asks for (API requests), and
+//! whether an incarnation's memory survives a restart. The runtime passes everything through
+//! [`Boundary`], whose defaults change nothing; [`Faithful`] is the runtime `taintcheck run`
+//! uses.
+//!
+//! With the `mutants` feature, [`Mutant`]s are deliberately wrong controllers, to measure how
+//! well the conformance oracle catches them (issue 6, "accuracy"): each bends one thing at this
+//! boundary (misreads the caches, drops informer events, shifts the clock, rewrites or repeats
+//! a request, keeps its memory across a restart). The core itself is never changed. Run them
+//! with [`crate::driver::run_scenario_mutated`].
 
 use crate::informer::Cache;
-use taintcheck_model::api::{Node, Pod, TaintEffect};
+#[cfg(feature = "mutants")]
+use taintcheck_model::api::TaintEffect;
+use taintcheck_model::api::{Node, Pod, PodKey};
 use taintcheck_model::core::driver::Cluster;
-use taintcheck_model::core::{ClusterView, Effect, EventKind, PodItem};
+use taintcheck_model::core::{ApiRequest, ClusterView};
+use taintcheck_model::time::Time;
 
+/// Where a controller incarnation may deviate from the core's view of the world. Every default
+/// passes the value through unchanged.
+pub trait Boundary: Copy + Send + Sync + 'static {
+    /// The caches the core reads.
+    fn view<'a>(&self, cache: &'a Cache) -> View<'a> {
+        View::Cache(cache)
+    }
+
+    /// The `now` a worker's step decides with.
+    fn decision_now(&self, now: Time) -> Time {
+        now
+    }
+
+    /// Whether a pod informer event is kept from the core.
+    fn drops_pod_event(&self, _old: Option<&Pod>, _new: Option<&Pod>) -> bool {
+        false
+    }
+
+    /// The request actually sent for the core's `request`.
+    fn request(&self, request: ApiRequest) -> ApiRequest {
+        request
+    }
+
+    /// Whether the request is sent a second time (an answer nobody awaits).
+    fn repeats(&self, _request: &ApiRequest) -> bool {
+        false
+    }
+
+    /// Whether a controller restart keeps the incarnation running, memory and timers included.
+    fn survives_restart(&self) -> bool {
+        false
+    }
+}
+
+/// The caches as the core reads them: the informer cache, or a mutant's misreading of it.
+pub enum View<'a> {
+    Cache(&'a Cache),
+    Misread(Cluster),
+}
+
+impl ClusterView for View<'_> {
+    fn node(&self, name: &str) -> Option<&Node> {
+        match self {
+            View::Cache(c) => Cache::node(c, name),
+            View::Misread(m) => m.node(name),
+        }
+    }
+
+    fn pod(&self, key: &PodKey) -> Option<&Pod> {
+        match self {
+            View::Cache(c) => Cache::pod(c, key),
+            View::Misread(m) => m.pod(key),
+        }
+    }
+
+    fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
+        match self {
+            View::Cache(c) => Cache::pods_on_node(c, name),
+            View::Misread(m) => m.pods_on_node(name),
+        }
+    }
+}
+
+/// The runtime as it should be: every boundary passed through.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Faithful;
+
+impl Boundary for Faithful {}
+
+/// What a controller incarnation runs: the faithful runtime, or (feature `mutants`) a mutant.
+#[cfg(not(feature = "mutants"))]
+pub type Mutation = Faithful;
+
+#[cfg(feature = "mutants")]
 /// The mutant a controller incarnation runs, if any.
 pub type Mutation = Option<Mutant>;
 
 /// One wrong implementation of the taint manager.
+#[cfg(feature = "mutants")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Mutant {
     /// Treats a toleration with `tolerationSeconds` as tolerating forever.
@@ -22,15 +105,17 @@ pub enum Mutant {
     MaxInsteadOfMin,
     /// Treats `NoSchedule` taints as `NoExecute`.
     EvictsOnNoSchedule,
-    /// Does not cancel scheduled deletions when a node's last NoExecute taint goes away.
+    /// Does not cancel scheduled deletions when a node's last NoExecute taint goes away: it
+    /// reads a node without NoExecute taints as absent, which ends `handleNodeUpdate` before
+    /// the pods are listed.
     NeverCancelsOnTaintRemoval,
-    /// Cancels on node updates, but ignores pod updates that would cancel (forever
-    /// tolerations, a deleted pod).
+    /// Cancels on node updates, but ignores the pod events that may cancel: deletions and
+    /// toleration changes.
     CancelsOnNodeUpdatesOnly,
     /// Treats tolerations without `tolerationSeconds` (forever) as zero seconds.
     EvictsToleratedForever,
-    /// A deleted pod's scheduled deletion survives (no cancel, no UID or resourceVersion
-    /// precondition), so it hits a later pod of the same name.
+    /// A deleted pod's scheduled deletion survives (its delete event is ignored, and requests
+    /// carry no UID or resourceVersion precondition), so it hits a later pod of the same name.
     DeletesSameNameSuccessor,
     /// Keeps its timers (and all memory) across a controller restart.
     KeepsTimersAcrossRestart,
@@ -40,6 +125,7 @@ pub enum Mutant {
     DeletesTwice,
 }
 
+#[cfg(feature = "mutants")]
 impl Mutant {
     pub const ALL: [Mutant; 10] = [
         Mutant::IgnoresTolerationSeconds,
@@ -76,6 +162,7 @@ impl Mutant {
                 | Mutant::MaxInsteadOfMin
                 | Mutant::EvictsOnNoSchedule
                 | Mutant::EvictsToleratedForever
+                | Mutant::NeverCancelsOnTaintRemoval
         )
     }
 
@@ -106,49 +193,66 @@ impl Mutant {
     }
 }
 
-/// Whether the mutant may throw away the outcome of a `handlePodUpdate` (see
-/// [`ignores_pod_update`]).
-pub(crate) fn may_ignore_pod_update(mutation: Mutation) -> bool {
-    matches!(
-        mutation,
-        Some(Mutant::CancelsOnNodeUpdatesOnly | Mutant::DeletesSameNameSuccessor)
-    )
-}
+#[cfg(feature = "mutants")]
+impl Boundary for Mutation {
+    fn view<'a>(&self, cache: &'a Cache) -> View<'a> {
+        let Some(m) = self.filter(|m| m.misreads()) else {
+            return View::Cache(cache);
+        };
+        let hides_untainted = m == Mutant::NeverCancelsOnTaintRemoval;
+        View::Misread(Cluster {
+            nodes: cache
+                .nodes()
+                .filter(|n| !hides_untainted || n.no_execute_taints().next().is_some())
+                .map(|n| (n.name.clone(), m.node(n)))
+                .collect(),
+            pods: cache
+                .pods()
+                .into_iter()
+                .map(|p| (p.key.clone(), m.pod(p)))
+                .collect(),
+        })
+    }
 
-/// Whether the mutant throws away the outcome of `handlePodUpdate` for `item`, whose effects
-/// were `effects` (the caller restores the timed queue as it was).
-pub(crate) fn ignores_pod_update(
-    mutation: Mutation,
-    view: &impl ClusterView,
-    item: &PodItem,
-    effects: &[Effect],
-) -> bool {
-    match mutation {
-        Some(Mutant::CancelsOnNodeUpdatesOnly) => effects.iter().any(|e| match e {
-            Effect::CancelTimer { .. } => true,
-            Effect::Event(ev) => ev.kind == EventKind::CancellingDeletion,
+    fn decision_now(&self, now: Time) -> Time {
+        match self {
+            Some(Mutant::OffByOneTick) => Time(now.millis() - 1),
+            _ => now,
+        }
+    }
+
+    fn drops_pod_event(&self, old: Option<&Pod>, new: Option<&Pod>) -> bool {
+        let changed = |o: &Pod, n: &Pod| o.tolerations != n.tolerations;
+        match self {
+            Some(Mutant::DeletesSameNameSuccessor) => new.is_none(),
+            Some(Mutant::CancelsOnNodeUpdatesOnly) => {
+                new.is_none() || old.zip(new).is_some_and(|(o, n)| changed(o, n))
+            }
             _ => false,
-        }),
-        Some(Mutant::DeletesSameNameSuccessor) => view.pod(&item.key).is_none(),
-        _ => false,
+        }
+    }
+
+    fn request(&self, request: ApiRequest) -> ApiRequest {
+        match self {
+            Some(Mutant::DeletesSameNameSuccessor) => ApiRequest {
+                uid: None,
+                version: None,
+                ..request
+            },
+            _ => request,
+        }
+    }
+
+    fn repeats(&self, request: &ApiRequest) -> bool {
+        *self == Some(Mutant::DeletesTwice) && request.verb == taintcheck_model::core::Verb::Delete
+    }
+
+    fn survives_restart(&self) -> bool {
+        *self == Some(Mutant::KeepsTimersAcrossRestart)
     }
 }
 
-/// The caches as a misreading mutant sees them (`None` unless `mutation` misreads them), as a
-/// plain map-backed view.
-pub fn misread(mutation: Mutation, cache: &Cache) -> Option<Cluster> {
-    let m = mutation.filter(|m| m.misreads())?;
-    Some(Cluster {
-        nodes: cache.nodes().map(|n| (n.name.clone(), m.node(n))).collect(),
-        pods: cache
-            .pods()
-            .into_iter()
-            .map(|p| (p.key.clone(), m.pod(p)))
-            .collect(),
-    })
-}
-
-#[cfg(test)]
+#[cfg(all(test, feature = "mutants"))]
 mod tests {
     use super::*;
     use taintcheck_model::api::{PodKey, Toleration, Uid};

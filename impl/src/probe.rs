@@ -4,7 +4,7 @@
 
 use crate::sync::{lock, Arc, Mutex};
 use taintcheck_model::api::NodeName;
-use taintcheck_model::core::PodItem;
+use taintcheck_model::core::{PodItem, Shard, Step, Worker};
 
 /// A work-queue key.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -47,4 +47,41 @@ impl Probe {
     pub fn log(&self) -> Vec<Probed> {
         lock(&self.log).clone()
     }
+}
+
+/// What worker `worker`'s `step` did, from its shard before and after: items taken, begun and
+/// finished.
+pub(crate) fn observe(worker: usize, step: &Step, before: &Shard, after: &Shard) -> Vec<Probed> {
+    let mut seen = Vec::new();
+    if matches!(step, Step::WorkerTakePod(_)) {
+        seen.push(Probed::TookPod {
+            worker,
+            buffered: before.nodes.iter().cloned().collect(),
+        });
+    }
+    let handling = |w: &Worker| match w {
+        Worker::Node { node, .. } => Some(Key::Node(node.clone())),
+        _ => None,
+    };
+    let (was, is) = (handling(&before.worker), handling(&after.worker));
+    // A node item taken from the channel (and possibly done within the same step).
+    if after.nodes.len() < before.nodes.len() && !matches!(step, Step::WorkerTakePod(_)) {
+        let key = before.nodes.iter().next().cloned().map(Key::Node);
+        seen.extend(key.clone().map(|key| Probed::Began { worker, key }));
+        if is != key {
+            seen.extend(key.map(|key| Probed::Ended { worker, key }));
+        }
+    } else if was.is_some() && is != was {
+        seen.extend(was.map(|key| Probed::Ended { worker, key }));
+    } else if let (Worker::Draining { pod }, true) = (&before.worker, before.nodes.is_empty()) {
+        if matches!(step, Step::WorkerContinue { .. }) {
+            let key = Key::Pod(pod.clone());
+            seen.push(Probed::Began {
+                worker,
+                key: key.clone(),
+            });
+            seen.push(Probed::Ended { worker, key });
+        }
+    }
+    seen
 }

@@ -1,0 +1,44 @@
+//! The controller's configuration: the profile and upstream's sizes.
+
+use crate::profile::Profile;
+
+/// Controller configuration: the profile and upstream's sizes (semantics §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Config {
+    pub profile: Profile,
+    /// `UpdateWorkerSize`, 8 upstream.
+    pub workers: usize,
+    /// `NodeUpdateChannelSize`, 10 upstream.
+    pub node_channel_capacity: usize,
+    /// `podUpdateChannelSize`, 1 upstream.
+    pub pod_channel_capacity: usize,
+    /// The orders in which `handleNodeUpdate` may process a node's listed pods.
+    pub listing: Listing,
+}
+
+/// The order of a node's pods as `handleNodeUpdate` gets them. Upstream lists them from the pod
+/// indexer (`ByIndex` on the node name, 1.18 and newest alike), which iterates a Go map: a
+/// different order on every call, so every order is a behaviour. Spec: CORE-A6.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Listing {
+    /// Name order only: one of upstream's orders, and the only one a deterministic caller
+    /// (runtime, oracle, driver) needs.
+    #[default]
+    ByName,
+    /// Any order: one worker step per remaining listed pod (the model, so that no interleaving
+    /// hangs on the order, and so that identically configured pods are interchangeable).
+    Any,
+}
+
+impl Config {
+    /// Upstream's sizes with `profile`.
+    pub fn new(profile: Profile) -> Config {
+        Config {
+            profile,
+            workers: 8,
+            node_channel_capacity: 10,
+            pod_channel_capacity: 1,
+            listing: Listing::ByName,
+        }
+    }
+}

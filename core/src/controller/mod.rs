@@ -1,0 +1,240 @@
+//! The composed controller: every component in one ordered, hashable, cheaply cloned value, with
+//! one [`Step`] per upstream lock or goroutine boundary. Spec: CORE-S1..CORE-S8, CORE-A*.
+//!
+//! [`Controller`] holds the state, its inputs and outputs; `step` what is enabled and what each
+//! step does; `rename` the symmetry reduction's renamings; `config` the sizes and profile.
+
+use crate::api::{Node, NodeName, Pod};
+use crate::arrivals::Arrivals;
+use crate::context::Context;
+use crate::effect::{ApiRequest, ApiResult, Effect, RequestId};
+use crate::handlers::TaintedNodes;
+use crate::intake::{self, PodItem};
+use crate::profile::Profile;
+use crate::shards::Shards;
+use crate::shared::Shared;
+use crate::time::Time;
+use crate::timed_queue::{TimedQueue, WorkPhase};
+use crate::work;
+use crate::workqueue::WorkQueue;
+use crate::ClusterView;
+use std::hash::{Hash, Hasher};
+
+mod config;
+mod rename;
+mod step;
+#[cfg(test)]
+mod tests;
+
+pub use config::{Config, Listing};
+pub use step::{Actor, Step};
+
+/// The whole controller. Spec: CORE-S1..CORE-S8.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Controller {
+    config: Config,
+    /// CORE-S1. This, the timed queue and the arrival record are [`Shared`]: most steps change
+    /// none of them, so a copy of the controller (a model successor, an oracle branch) shares
+    /// them and its hash reuses theirs.
+    tainted_nodes: Shared<TaintedNodes>,
+    /// CORE-S2, CORE-S3.
+    timed: Shared<TimedQueue>,
+    /// CORE-S4.
+    node_queue: WorkQueue<NodeName>,
+    pod_queue: WorkQueue<PodItem>,
+    /// CORE-S7: the item each dispatcher holds while its shard's channel is full.
+    node_held: Option<NodeName>,
+    pod_held: Option<PodItem>,
+    /// CORE-S5, CORE-S6.
+    shards: Shards,
+    /// CORE-S8: how often `processPodOnNode` was reached with zero taints (CORE-PRE; stays 0).
+    zero_taint_calls: u32,
+    /// CORE-S9: the arrival record, kept only where the profile reads it
+    /// ([`Profile::keeps_arrivals`]); empty otherwise.
+    arrivals: Shared<Arrivals>,
+}
+
+/// Hashes the state, not the configuration: every state of one run (a model check, an oracle
+/// frontier) shares it, and hashing the profile's name and switches on every fingerprint
+/// showed up in profiles of both.
+impl Hash for Controller {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        // Destructured so that a new field cannot be left out by accident.
+        let Controller {
+            config: _,
+            tainted_nodes,
+            timed,
+            node_queue,
+            pod_queue,
+            node_held,
+            pod_held,
+            shards,
+            zero_taint_calls,
+            arrivals,
+        } = self;
+        tainted_nodes.hash(h);
+        timed.hash(h);
+        node_queue.hash(h);
+        pod_queue.hash(h);
+        node_held.hash(h);
+        pod_held.hash(h);
+        shards.hash(h);
+        zero_taint_calls.hash(h);
+        arrivals.hash(h);
+    }
+}
+
+impl Controller {
+    pub fn new(config: Config) -> Controller {
+        Controller {
+            config,
+            tainted_nodes: Shared::default(),
+            timed: Shared::default(),
+            node_queue: WorkQueue::new(),
+            pod_queue: WorkQueue::new(),
+            node_held: None,
+            pod_held: None,
+            shards: Shards::new(config.workers),
+            zero_taint_calls: 0,
+            arrivals: Shared::default(),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.config.profile
+    }
+
+    pub fn tainted_nodes(&self) -> &TaintedNodes {
+        &self.tainted_nodes
+    }
+
+    pub fn timed_queue(&self) -> &TimedQueue {
+        &self.timed
+    }
+
+    pub fn node_queue(&self) -> &WorkQueue<NodeName> {
+        &self.node_queue
+    }
+
+    pub fn pod_queue(&self) -> &WorkQueue<PodItem> {
+        &self.pod_queue
+    }
+
+    pub fn shards(&self) -> &Shards {
+        &self.shards
+    }
+
+    /// The items the dispatchers hold, blocked on a full channel.
+    pub fn held(&self) -> (Option<&NodeName>, Option<&PodItem>) {
+        (self.node_held.as_ref(), self.pod_held.as_ref())
+    }
+
+    /// CORE-PRE: true iff `processPodOnNode` was ever reached with zero taints.
+    pub fn precondition_violated(&self) -> bool {
+        self.zero_taint_calls > 0
+    }
+
+    /// The arrival record (CORE-S9).
+    pub fn arrivals(&self) -> &Arrivals {
+        &self.arrivals
+    }
+
+    /// A node informer event at `now` (add: `old` None; delete: `new` None). Returns the item
+    /// the intake filter let through to the node queue. Spec: CORE-A1, CORE-S9.
+    pub fn node_observed(
+        &mut self,
+        old: Option<&Node>,
+        new: Option<&Node>,
+        now: Time,
+    ) -> Option<NodeName> {
+        if self.config.profile.keeps_arrivals() {
+            if let Some(name) = new.or(old).map(|n| &n.name) {
+                self.arrivals.make_mut().node_observed(name, new, now);
+            }
+        }
+        let name = intake::node_updated(old, new)?;
+        self.node_queue.add(name.clone());
+        Some(name)
+    }
+
+    /// A pod informer event at `now` (add: `old` None; delete: `new` None, tombstones
+    /// unwrapped). Returns the item the intake filter let through to the pod queue.
+    /// Spec: CORE-A2, CORE-S9.
+    pub fn pod_observed(
+        &mut self,
+        old: Option<&Pod>,
+        new: Option<&Pod>,
+        now: Time,
+    ) -> Option<PodItem> {
+        if self.config.profile.keeps_arrivals() {
+            if let Some(key) = new.or(old).map(|p| &p.key) {
+                self.arrivals.make_mut().pod_observed(key, new, now);
+            }
+        }
+        let item = intake::pod_updated(old, new)?;
+        self.pod_queue.add(item.clone());
+        Some(item)
+    }
+
+    /// The API server answered `request` (see [`Controller::pending_requests`]). Spec: CORE-A13.
+    pub fn api_responded(
+        &mut self,
+        request: RequestId,
+        result: ApiResult,
+        view: &impl ClusterView,
+        now: Time,
+        out: &mut Vec<Effect>,
+    ) {
+        let cx = Context {
+            profile: &self.config.profile,
+            view,
+            arrivals: &self.arrivals,
+            now,
+        };
+        work::responded(self.timed.make_mut(), request, result, cx, out);
+    }
+
+    /// The requests sent and not yet answered, by id.
+    pub fn pending_requests(&self) -> impl Iterator<Item = &ApiRequest> {
+        self.timed.works().values().filter_map(|w| match &w.phase {
+            WorkPhase::Requesting { request, .. } => Some(request),
+            _ => None,
+        })
+    }
+
+    /// The earliest armed timer (eviction or backoff): when to call again if nothing else happens.
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.timed.next_deadline()
+    }
+
+    /// Nothing queued, held by a dispatcher, buffered on a channel or being handled by a
+    /// worker: no dispatcher or worker step is enabled until the next informer event.
+    pub fn handlers_idle(&self) -> bool {
+        self.node_queue.is_idle()
+            && self.pod_queue.is_idle()
+            && self.node_held.is_none()
+            && self.pod_held.is_none()
+            && self.shards.all_idle()
+    }
+
+    /// [`Controller::handlers_idle`], and no work in flight except armed eviction timers.
+    pub fn is_quiescent(&self) -> bool {
+        self.handlers_idle()
+            && self
+                .timed
+                .works()
+                .values()
+                .all(|w| w.phase == WorkPhase::Armed)
+    }
+
+    /// Controller restart (or leader failover): every bit of in-memory state is lost; responses to
+    /// earlier requests are never delivered. The caller re-delivers the informers' initial lists
+    /// as add events (N15). Spec: CORE-A15.
+    pub fn restarted(&mut self) {
+        *self = Controller::new(self.config);
+    }
+}

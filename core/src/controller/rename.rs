@@ -1,0 +1,64 @@
+//! Renaming the pods and nodes a controller remembers, and renumbering its works, for the
+//! model's symmetry reduction (spec MODEL-SYM).
+
+use super::{Controller, Listing};
+use crate::api::Pod;
+use crate::effect::WorkId;
+use crate::renaming::Renaming;
+use crate::shared::Shared;
+use crate::worker::{NodePhase, Worker};
+use std::collections::BTreeMap;
+
+impl Controller {
+    /// Renames every pod and node the controller remembers (keys, UIDs, node names, listed
+    /// pods, queue and channel items, works, requests, the arrival record) by `r`, keeping each
+    /// queue's order and re-sorting its sets: the one place that knows where pods and nodes live
+    /// in the core, for the model's symmetry reduction (spec MODEL-SYM). Node renamings keep
+    /// items in their channels, so they are only sound where every node has the same shard.
+    pub fn rename(&mut self, r: &impl Renaming) {
+        self.timed.make_mut().rename(r);
+        self.arrivals.make_mut().rename(r);
+        self.tainted_nodes = Shared::new(
+            self.tainted_nodes
+                .iter()
+                .map(|(n, t)| (r.node(n), t.clone()))
+                .collect(),
+        );
+        self.node_queue = self.node_queue.map(|n| r.node(n));
+        self.node_held = self.node_held.as_ref().map(|n| r.node(n));
+        self.pod_queue = self.pod_queue.map(|i| r.item(i));
+        self.pod_held = self.pod_held.as_ref().map(|i| r.item(i));
+        for shard in self.shards.busy_mut() {
+            shard.nodes.iter_mut().for_each(|n| *n = r.node(n));
+            shard.pods.iter_mut().for_each(|i| *i = r.item(i));
+            match &mut shard.worker {
+                Worker::Idle => {}
+                Worker::Draining { pod } => *pod = r.item(pod),
+                Worker::Node { node, phase, then } => {
+                    *node = r.node(node);
+                    *then = then.as_ref().map(|i| r.item(i));
+                    if let NodePhase::Pods { pods, .. } = phase {
+                        let mut renamed: Vec<Pod> = pods.iter().map(|p| r.pod(p)).collect();
+                        // Under `Any` the list is the set still to do, kept in name order.
+                        if self.config.listing == Listing::Any {
+                            renamed.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+                        }
+                        *pods = renamed.into();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Renumbers the works (and with them their timers and requests) canonically, keeping the
+    /// set of ids in use; returns the renumbering, for ids the caller keeps. Ids are only
+    /// compared for equality, so the result is equivalent; for the model's symmetry reduction
+    /// (spec MODEL-SYM).
+    pub fn canonicalise_ids(&mut self) -> BTreeMap<WorkId, WorkId> {
+        let map = self.timed.canonical_ids();
+        if map.iter().any(|(a, b)| a != b) {
+            self.timed.make_mut().renumber(&map);
+        }
+        map
+    }
+}

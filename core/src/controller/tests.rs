@@ -1,0 +1,592 @@
+use super::*;
+use crate::api::Taint;
+use crate::api::{PodKey, TaintEffect, Toleration, Uid};
+use crate::driver::Cluster;
+use crate::timed_queue::Immediate;
+use crate::worker::{NodePhase, Worker};
+use crate::{handlers, shards};
+use crate::{Effect, Note};
+
+fn tainted(name: &str) -> Node {
+    Node {
+        name: name.into(),
+        taints: vec![Taint::new("t", "", TaintEffect::NoExecute)],
+    }
+}
+
+fn pod(name: &str, node: &str, seconds: Option<i64>) -> Pod {
+    Pod {
+        key: PodKey::new("ns", name),
+        uid: Uid(format!("{name}-1").into()),
+        node_name: Some(node.into()),
+        tolerations: seconds
+            .map(|s| {
+                vec![Toleration::exists(
+                    "t",
+                    Some(TaintEffect::NoExecute),
+                    Some(s),
+                )]
+            })
+            .unwrap_or_default(),
+    }
+}
+
+fn steps(c: &Controller, now: Time) -> Vec<Step> {
+    let mut out = Vec::new();
+    c.enabled_steps(now, &mut out);
+    out
+}
+
+fn notes(effects: &[Effect]) -> Vec<Note> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Decision(d) => Some(d.note),
+            _ => None,
+        })
+        .collect()
+}
+
+fn cont(worker: usize) -> Step {
+    Step::WorkerContinue {
+        worker,
+        immediate: Immediate::Nil,
+        pick: 0,
+    }
+}
+
+/// CORE-A3: a full channel makes the dispatcher hold the item, blocking every shard.
+#[test]
+fn dispatcher_blocks_on_a_full_channel() {
+    let mut c = Controller::new(Config::new(Profile::latest()));
+    let view = Cluster::default();
+    let mut out = vec![];
+    for name in ["a", "b"] {
+        c.pod_observed(None, Some(&pod(name, "node1", None)), Time(0));
+    }
+    c.pod_observed(None, Some(&pod("c", "node3", None)), Time(0));
+    c.step(Step::DispatchPod, &view, Time(0), &mut out);
+    c.step(Step::DispatchPod, &view, Time(0), &mut out);
+    assert_eq!(c.held().1.map(|i| &*i.key.name), Some("b"));
+    assert!(
+        !steps(&c, Time(0)).contains(&Step::DispatchPod),
+        "head-of-line blocked"
+    );
+    assert_eq!(
+        c.shards()
+            .get(shards::shard_of("node3", 8))
+            .unwrap()
+            .pods
+            .len(),
+        0
+    );
+    c.step(Step::WorkerTakePod(4), &view, Time(0), &mut out);
+    assert!(steps(&c, Time(0)).contains(&Step::DispatchPod));
+    c.step(Step::DispatchPod, &view, Time(0), &mut out);
+    assert_eq!(c.held().1, None);
+    assert_eq!(c.shards().get(4).unwrap().pods.len(), 1);
+}
+
+/// CORE-A4: a worker holding a pod item first handles the node items buffered on its shard.
+#[test]
+fn pod_item_waits_for_buffered_node_items() {
+    let mut c = Controller::new(Config::new(Profile::latest()));
+    let mut view = Cluster::default();
+    view.nodes.insert("node1".into(), tainted("node1"));
+    let p = pod("p", "node1", None);
+    view.pods.insert(p.key.clone(), p.clone());
+    let mut out = vec![];
+    c.pod_observed(None, Some(&p), Time(0));
+    c.step(Step::DispatchPod, &view, Time(0), &mut out);
+    c.step(Step::WorkerTakePod(4), &view, Time(0), &mut out);
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    c.step(Step::DispatchNode, &view, Time(0), &mut out);
+    assert!(c.tainted_nodes().is_empty());
+    c.step(cont(4), &view, Time(0), &mut out);
+    assert!(
+        c.tainted_nodes().contains_key("node1"),
+        "node item handled first"
+    );
+    assert!(matches!(
+        c.shards().get(4).unwrap().worker,
+        Worker::Node { then: Some(_), .. }
+    ));
+    // list, then the pod from the node update, then the held pod item.
+    for _ in 0..3 {
+        c.step(cont(4), &view, Time(0), &mut out);
+    }
+    assert_eq!(c.shards().get(4).unwrap().worker, Worker::Idle);
+    assert_eq!(notes(&out), [Note::EvictNow, Note::EvictNow]);
+    assert!(c.node_queue().is_idle() && c.pod_queue().is_idle());
+}
+
+/// CORE-A5: taintedNodes is updated before the pods are listed, and every pod of the node is
+/// decided with the `now` of the listing.
+#[test]
+fn node_update_phases_use_the_listing_now() {
+    let mut c = Controller::new(Config::new(Profile::latest()));
+    let mut view = Cluster::default();
+    view.nodes.insert("node1".into(), tainted("node1"));
+    for name in ["a", "b"] {
+        let p = pod(name, "node1", Some(10));
+        view.pods.insert(p.key.clone(), p);
+    }
+    let mut out = vec![];
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    c.step(Step::DispatchNode, &view, Time(0), &mut out);
+    c.step(Step::WorkerTakeNode(4), &view, Time(1), &mut out);
+    assert!(c.tainted_nodes().contains_key("node1"));
+    assert!(matches!(
+        c.shards().get(4).unwrap().worker,
+        Worker::Node {
+            phase: NodePhase::Updated { .. },
+            ..
+        }
+    ));
+    c.step(cont(4), &view, Time(2), &mut out);
+    c.step(cont(4), &view, Time(50), &mut out);
+    c.step(cont(4), &view, Time(90), &mut out);
+    let fire = Time(2).plus(crate::time::Duration::from_secs(10));
+    assert_eq!(
+        notes(&out),
+        [
+            Note::Scheduled { fire_at: fire },
+            Note::Scheduled { fire_at: fire }
+        ]
+    );
+    assert!(c.is_quiescent());
+    assert_eq!(c.next_deadline(), Some(fire));
+}
+
+/// CORE-A5: with no NoExecute taints left, every listed pod's work is cancelled without
+/// `processPodOnNode` (CORE-PRE).
+#[test]
+fn untainted_node_cancels_its_pods_work() {
+    let mut c = Controller::new(Config::new(Profile::latest()));
+    let mut view = Cluster::default();
+    let p = pod("a", "node1", Some(10));
+    view.pods.insert(p.key.clone(), p);
+    view.nodes.insert("node1".into(), tainted("node1"));
+    let mut out = vec![];
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    for s in [
+        Step::DispatchNode,
+        Step::WorkerTakeNode(4),
+        cont(4),
+        cont(4),
+    ] {
+        c.step(s, &view, Time(0), &mut out);
+    }
+    let clean = Node {
+        name: "node1".into(),
+        taints: vec![],
+    };
+    view.nodes.insert("node1".into(), clean.clone());
+    c.node_observed(Some(&tainted("node1")), Some(&clean), Time(0));
+    out.clear();
+    for s in [
+        Step::DispatchNode,
+        Step::WorkerTakeNode(4),
+        cont(4),
+        cont(4),
+    ] {
+        c.step(s, &view, Time(5), &mut out);
+    }
+    assert!(c.tainted_nodes().is_empty());
+    assert!(c.timed_queue().entries().is_empty());
+    assert!(matches!(out[0], Effect::CancelTimer { .. }));
+    assert!(matches!(out[1], Effect::Event(_)));
+    assert!(!c.precondition_violated());
+}
+
+/// CORE-A6: under `Listing::Any` a worker may take any listed pod next; what is left stays
+/// in name order, so the state is the set still to do. `ByName` offers only the next one.
+#[test]
+fn any_listing_order_offers_every_listed_pod() {
+    for (listing, offered) in [(Listing::ByName, 1), (Listing::Any, 3)] {
+        let mut c = Controller::new(Config {
+            listing,
+            ..Config::new(Profile::latest())
+        });
+        let mut view = Cluster::default();
+        view.nodes.insert("node1".into(), tainted("node1"));
+        for name in ["a", "b", "c"] {
+            let p = pod(name, "node1", Some(10));
+            view.pods.insert(p.key.clone(), p);
+        }
+        let mut out = vec![];
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
+        for s in [Step::DispatchNode, Step::WorkerTakeNode(4), cont(4)] {
+            c.step(s, &view, Time(0), &mut out);
+        }
+        let picks = |c: &Controller| {
+            steps(c, Time(0))
+                .iter()
+                .filter(|s| matches!(s, Step::WorkerContinue { worker: 4, .. }))
+                .count()
+        };
+        assert_eq!(picks(&c), offered, "{listing:?}");
+        let last = Step::WorkerContinue {
+            worker: 4,
+            immediate: Immediate::Nil,
+            pick: 2,
+        };
+        c.step(last, &view, Time(0), &mut out);
+        let scheduled: Vec<&str> = c
+            .timed_queue()
+            .entries()
+            .keys()
+            .map(|k| &*k.pod.name)
+            .collect();
+        let left = |c: &Controller| match &c.shards().get(4).unwrap().worker {
+            Worker::Node {
+                phase: NodePhase::Pods { pods, next, .. },
+                ..
+            } => pods[*next..]
+                .iter()
+                .map(|p| p.key.name.to_string())
+                .collect(),
+            _ => Vec::new(),
+        };
+        if listing == Listing::Any {
+            assert_eq!(scheduled, ["c"]);
+            assert_eq!(left(&c), ["a", "b"]);
+        } else {
+            assert!(scheduled.is_empty(), "pick 2 is not offered by name");
+            assert_eq!(left(&c), ["a", "b", "c"]);
+        }
+    }
+}
+
+/// PROFILE-2: the two-`Now()` outcomes are offered only where the immediate path is reachable.
+#[test]
+fn immediate_outcomes_offered_only_for_two_nows() {
+    for (profile, offered) in [(Profile::v1_18(), true), (Profile::latest(), false)] {
+        let mut c = Controller::new(Config::new(profile));
+        let mut view = Cluster::default();
+        view.nodes.insert("node1".into(), tainted("node1"));
+        for (name, seconds) in [("a", Some(10)), ("b", None)] {
+            let p = pod(name, "node1", seconds);
+            view.pods.insert(p.key.clone(), p);
+        }
+        let mut out = vec![];
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
+        for s in [Step::DispatchNode, Step::WorkerTakeNode(4), cont(4)] {
+            c.step(s, &view, Time(0), &mut out);
+        }
+        let timer = Step::WorkerContinue {
+            worker: 4,
+            immediate: Immediate::Timer,
+            pick: 0,
+        };
+        assert!(!steps(&c, Time(0)).contains(&timer), "pod a is tolerated");
+        c.step(cont(4), &view, Time(0), &mut out);
+        assert_eq!(
+            steps(&c, Time(0)).contains(&timer),
+            offered,
+            "{}",
+            profile.name
+        );
+        c.step(timer, &view, Time(0), &mut out);
+        let entry = c.timed_queue().entries().values().last().cloned();
+        let timer_entry = matches!(entry, Some(crate::Entry::Timer { .. }));
+        assert_eq!(timer_entry, offered, "{}", profile.name);
+    }
+}
+
+/// N8: a recomputation at the very instant the timer was created keeps it, as production
+/// clocks (always later) do.
+#[test]
+fn equal_instant_keeps_the_timer_n8() {
+    let mut q = TimedQueue::new();
+    let p = pod("a", "node1", Some(10));
+    let taints = [Taint::new("t", "", TaintEffect::NoExecute)];
+    let mut out = vec![];
+    let profile = Profile::latest();
+    let arrivals = Arrivals::default();
+    let cx = Context {
+        profile: &profile,
+        view: &Cluster::default(),
+        arrivals: &arrivals,
+        now: Time(7),
+    };
+    let first = handlers::process_pod_on_node(&mut q, cx, &p, &taints, Immediate::Nil, &mut out);
+    let p = pod("a", "node1", Some(1));
+    let again = handlers::process_pod_on_node(&mut q, cx, &p, &taints, Immediate::Nil, &mut out);
+    assert_eq!(
+        first,
+        Note::Scheduled {
+            fire_at: Time(10_007)
+        }
+    );
+    assert_eq!(
+        again,
+        Note::KeptExisting {
+            fire_at: Time(10_007)
+        }
+    );
+    assert!(
+        !out.iter().any(|e| matches!(e, Effect::Event(_))),
+        "no cancel event"
+    );
+}
+
+/// CORE-A15: a restart forgets everything, armed timers included (N15).
+#[test]
+fn restart_loses_all_state() {
+    let mut c = Controller::new(Config::new(Profile::v1_18()));
+    let mut view = Cluster::default();
+    view.nodes.insert("node1".into(), tainted("node1"));
+    let p = pod("a", "node1", Some(10));
+    view.pods.insert(p.key.clone(), p);
+    let mut out = vec![];
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    for s in [
+        Step::DispatchNode,
+        Step::WorkerTakeNode(4),
+        cont(4),
+        cont(4),
+    ] {
+        c.step(s, &view, Time(0), &mut out);
+    }
+    assert!(c.next_deadline().is_some());
+    c.restarted();
+    assert_eq!(c, Controller::new(Config::new(Profile::v1_18())));
+}
+
+/// Runs the first enabled step until none is left at `now` (timers due included).
+fn settle(c: &mut Controller, view: &Cluster, now: Time, out: &mut Vec<Effect>) {
+    while let Some(step) = steps(c, now).into_iter().next() {
+        c.step(step, view, now, out);
+    }
+}
+
+fn deletes(effects: &[Effect]) -> usize {
+    effects
+        .iter()
+        .filter(|e| matches!(e, Effect::Api(r) if r.verb == crate::Verb::Delete))
+        .count()
+}
+
+/// PROFILE-10 (fixed): taint `t` is removed and re-added at the instant the work's PATCH is
+/// in flight. The re-check before the DELETE sees a taint that arrived now, so the earliest
+/// legal eviction is 10 s away: the work is re-armed for it, no DELETE is sent. (With the
+/// deadline `created_at + m` the re-check passed and the DELETE was premature.)
+#[test]
+fn readded_taint_during_patch_rearms_the_work() {
+    let mut c = Controller::new(Config::new(Profile::fixed()));
+    let mut view = Cluster::default();
+    let mut out = vec![];
+    let p = pod("a", "node1", Some(10));
+    view.pods.insert(p.key.clone(), p.clone());
+    view.nodes.insert("node1".into(), tainted("node1"));
+    c.pod_observed(None, Some(&p), Time(0));
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    settle(&mut c, &view, Time(0), &mut out);
+    assert_eq!(c.next_deadline(), Some(Time(10_000)));
+    settle(&mut c, &view, Time(10_000), &mut out);
+    // The live read (GET pod, GET node) passes: the API shows the taint.
+    let patch = loop {
+        let req = c.pending_requests().next().cloned().expect("a request");
+        if req.verb == crate::Verb::PatchDisruptionTarget {
+            break req;
+        }
+        let answer = crate::api_server::answer_from_view(&req, &view);
+        c.api_responded(req.id, answer, &view, Time(10_000), &mut out);
+    };
+    let clean = Node {
+        name: "node1".into(),
+        taints: vec![],
+    };
+    c.node_observed(Some(&tainted("node1")), Some(&clean), Time(10_000));
+    c.node_observed(Some(&clean), Some(&tainted("node1")), Time(10_000));
+    out.clear();
+    let patched = ApiResult::Patched(crate::api::ResourceVersion(2));
+    c.api_responded(patch.id, patched, &view, Time(10_000), &mut out);
+    assert_eq!(deletes(&out), 0, "{out:?}");
+    assert_eq!(
+        notes(&out),
+        [Note::Rescheduled {
+            fire_at: Time(20_000)
+        }]
+    );
+    assert_eq!(c.next_deadline(), Some(Time(20_000)));
+}
+
+/// PROFILE-10 (fixed): a second taint tolerated for less time, arriving later, does not pull
+/// the deadline before its own arrival plus its toleration: the first taint's deadline stays.
+#[test]
+fn later_shorter_taint_keeps_each_taints_own_deadline() {
+    let taint = |k: &str| Taint::new(k, "", TaintEffect::NoExecute);
+    let node = |keys: &[&str]| Node {
+        name: "node1".into(),
+        taints: keys.iter().map(|k| taint(k)).collect(),
+    };
+    let mut p = pod("a", "node1", None);
+    p.tolerations = [("x", 100), ("y", 10)]
+        .iter()
+        .map(|(k, s)| Toleration::exists(k, Some(TaintEffect::NoExecute), Some(*s)))
+        .collect();
+    let mut c = Controller::new(Config::new(Profile::fixed()));
+    let mut view = Cluster::default();
+    let mut out = vec![];
+    view.pods.insert(p.key.clone(), p.clone());
+    view.nodes.insert("node1".into(), node(&["x"]));
+    c.pod_observed(None, Some(&p), Time(0));
+    c.node_observed(None, Some(&node(&["x"])), Time(0));
+    settle(&mut c, &view, Time(0), &mut out);
+    assert_eq!(c.next_deadline(), Some(Time(100_000)));
+    view.nodes.insert("node1".into(), node(&["x", "y"]));
+    c.node_observed(Some(&node(&["x"])), Some(&node(&["x", "y"])), Time(95_000));
+    settle(&mut c, &view, Time(95_000), &mut out);
+    assert_eq!(deletes(&out), 0, "{out:?}");
+    assert_eq!(c.next_deadline(), Some(Time(100_000)));
+    // With x removed, y's own deadline (95 s + 10 s) is the one left.
+    view.nodes.insert("node1".into(), node(&["y"]));
+    c.node_observed(Some(&node(&["x", "y"])), Some(&node(&["y"])), Time(96_000));
+    settle(&mut c, &view, Time(96_000), &mut out);
+    assert_eq!(c.next_deadline(), Some(Time(105_000)));
+}
+
+mod explore {
+    use super::*;
+    use crate::strategies;
+    use crate::{ApiResult, Entry};
+    use proptest::prelude::*;
+
+    /// One thing the environment or the scheduler does.
+    #[derive(Clone, Debug)]
+    enum Op {
+        PutNode(Node),
+        DeleteNode(u8),
+        PutPod(Pod),
+        DeletePod(u8),
+        Step(u8),
+        Respond(u8, u8),
+        Tick(u16),
+        Restart,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            2 => strategies::node().prop_map(Op::PutNode),
+            1 => any::<u8>().prop_map(Op::DeleteNode),
+            2 => strategies::pod().prop_map(Op::PutPod),
+            1 => any::<u8>().prop_map(Op::DeletePod),
+            8 => any::<u8>().prop_map(Op::Step),
+            2 => (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Op::Respond(a, b)),
+            2 => (0u16..20_000).prop_map(Op::Tick),
+            1 => Just(Op::Restart),
+        ]
+    }
+
+    fn nth<T: Clone>(items: impl Iterator<Item = T>, i: u8) -> Option<T> {
+        let items: Vec<T> = items.collect();
+        (!items.is_empty()).then(|| items[usize::from(i) % items.len()].clone())
+    }
+
+    /// The invariants every reachable state keeps (CORE-PRE, CORE-A3, CORE-S2).
+    fn check(c: &Controller) -> Result<(), TestCaseError> {
+        prop_assert!(!c.precondition_violated(), "CORE-PRE violated");
+        let n = c.shards().len();
+        for (k, shard) in c.shards().busy() {
+            prop_assert!(!shard.is_idle(), "idle shard {} stored", k);
+            for node in &shard.nodes {
+                prop_assert_eq!(shards::shard_of(node, n), k);
+            }
+            for item in &shard.pods {
+                prop_assert_eq!(shards::shard_of(item.node_str(), n), k);
+            }
+            match &shard.worker {
+                Worker::Idle => {}
+                Worker::Draining { pod } => {
+                    prop_assert_eq!(shards::shard_of(pod.node_str(), n), k)
+                }
+                Worker::Node { node, then, .. } => {
+                    prop_assert_eq!(shards::shard_of(node, n), k);
+                    if let Some(pod) = then {
+                        prop_assert_eq!(shards::shard_of(pod.node_str(), n), k);
+                    }
+                }
+            }
+        }
+        let q = c.timed_queue();
+        for entry in q.entries().values() {
+            if let Some(work) = entry.work() {
+                prop_assert!(q.work(work).is_some(), "entry names a missing work");
+            }
+            if let Entry::Timer { work, fire_at, .. } = entry {
+                prop_assert!(q.work(*work).is_some_and(|w| w.fire_at == *fire_at
+                    || c.profile().deadline_policy
+                        == crate::profile::DeadlinePolicy::EarliestLegal));
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// Random environments and schedules never break the invariants, in any profile.
+        #[test]
+        fn invariants_hold_under_any_schedule(
+            profile in prop::sample::select(Profile::NAMES.to_vec()),
+            ops in prop::collection::vec(op(), 0..120),
+        ) {
+            let config = Config {
+                workers: 3,
+                node_channel_capacity: 2,
+                pod_channel_capacity: 1,
+                ..Config::new(Profile::by_name(profile).unwrap())
+            };
+            let mut c = Controller::new(config);
+            let mut view = Cluster::default();
+            let mut now = Time(0);
+            let mut out = Vec::new();
+            for op in ops {
+                match op {
+                    Op::PutNode(node) => {
+                        let old = view.nodes.insert(node.name.clone(), node.clone());
+                        c.node_observed(old.as_ref(), Some(&node), now);
+                    }
+                    Op::DeleteNode(i) => {
+                        if let Some(name) = nth(view.nodes.keys().cloned(), i) {
+                            let old = view.nodes.remove(&name);
+                            c.node_observed(old.as_ref(), None, now);
+                        }
+                    }
+                    Op::PutPod(pod) => {
+                        let old = view.pods.insert(pod.key.clone(), pod.clone());
+                        c.pod_observed(old.as_ref(), Some(&pod), now);
+                    }
+                    Op::DeletePod(i) => {
+                        if let Some(key) = nth(view.pods.keys().cloned(), i) {
+                            let old = view.pods.remove(&key);
+                            c.pod_observed(old.as_ref(), None, now);
+                        }
+                    }
+                    Op::Step(i) => {
+                        let mut enabled = Vec::new();
+                        c.enabled_steps(now, &mut enabled);
+                        if let Some(step) = nth(enabled.into_iter(), i) {
+                            c.step(step, &view, now, &mut out);
+                        }
+                    }
+                    Op::Respond(i, r) => {
+                        if let Some(req) = nth(c.pending_requests().cloned(), i) {
+                            let result = match r % 4 {
+                                0 => ApiResult::Failed,
+                                1 => ApiResult::NotFound,
+                                2 => ApiResult::PreconditionFailed,
+                                _ => crate::api_server::answer_from_view(&req, &view),
+                            };
+                            c.api_responded(req.id, result, &view, now, &mut out);
+                        }
+                    }
+                    Op::Tick(ms) => now = now.plus(crate::time::Duration(i64::from(ms))),
+                    Op::Restart => c.restarted(),
+                }
+                check(&c)?;
+            }
+        }
+    }
+}
