@@ -25,7 +25,7 @@ fn a_failed_work_deletes_its_key_a_successful_one_tombstones_it_in_1_18() {
     };
     for profile in [
         Profile::v1_18(),
-        if_exists.clone(),
+        if_exists,
         Profile::latest(),
         Profile::fixed(),
     ] {
