@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Mutation testing of the core's decision files: cargo-mutants with .cargo/mutants.toml, one file
-# at a time, one mutant at a time. Usage: scripts/mutants.sh [FILE...] (default: the decision
-# files listed below, in order). Results: target/mutants/<file>/mutants.out (caught.txt, missed.txt,
+# at a time, one mutant at a time. Usage: scripts/mutants.sh [FILE...] [-- CARGO-MUTANTS-ARGS]
+# (default: the decision files listed below, in order; `-- --cargo-arg=--lib` builds and runs only
+# the unit tests, much sooner). Results: target/mutants/<file>/mutants.out (caught.txt, missed.txt,
 # timeout.txt, unviable.txt). Scores: docs/mutants.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,16 +15,22 @@ fi
 
 case "${1:-}" in
 -h | --help)
-    sed -n '2,5s/^# \{0,1\}//p' "$0"
+    sed -n '2,6s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
 esac
 
+files=()
+while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
+    files+=("$1")
+    shift
+done
+[ "${1:-}" = "--" ] && shift
 # The decision surface, in the order to run it. The oracle's truth.rs and verdict.rs (model/)
 # are not covered yet.
-if [ "$#" -eq 0 ]; then
-    set -- core/src/timed_queue.rs core/src/work.rs core/src/handlers.rs core/src/matching.rs \
-        core/src/arrivals.rs core/src/workqueue.rs core/src/shards.rs core/src/controller.rs
+if [ "${#files[@]}" -eq 0 ]; then
+    files=(core/src/timed_queue.rs core/src/work.rs core/src/handlers.rs core/src/matching.rs
+        core/src/arrivals.rs core/src/workqueue.rs core/src/shards.rs core/src/controller.rs)
 fi
 
 # The mutants are applied in a copy of the tree that persists under target/mutants/tree, with its
@@ -40,12 +47,13 @@ git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' 
 done
 
 status=0
-for file in "$@"; do
+for file in "${files[@]}"; do
     name=$(basename "$file" .rs)
     echo "== $file"
     mkdir -p "target/mutants/$name"
     # Exit code 2: some mutants were missed; go on with the other files and report it at the end.
-    cargo mutants --dir "$tree" --in-place --package taintcheck-core --file "$file" --jobs 1 \
-        --output "$root/target/mutants/$name" || status=$?
+    # In place, one mutant at a time (--jobs cannot be combined with --in-place).
+    cargo mutants --dir "$tree" --in-place --package taintcheck-core --file "$file" \
+        --output "$root/target/mutants/$name" "$@" || status=$?
 done
 exit "$status"
