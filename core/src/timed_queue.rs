@@ -56,22 +56,15 @@ impl<'a> KeyView<'a> {
             uid: self.uid.cloned(),
         }
     }
-}
 
-impl Ord for KeyView<'_> {
-    fn cmp(&self, other: &Self) -> Ordering {
+    /// The key order (see [`WorkKey`]), which both [`WorkKey`] and `dyn AsKey` use.
+    fn order(&self, other: &KeyView<'_>) -> Ordering {
         str_cmp(&self.pod.name, &other.pod.name)
             .then_with(|| str_cmp(&self.pod.namespace, &other.pod.namespace))
             .then_with(|| match (self.uid, other.uid) {
                 (Some(a), Some(b)) => str_cmp(&a.0, &b.0),
                 (a, b) => a.is_some().cmp(&b.is_some()),
             })
-    }
-}
-
-impl PartialOrd for KeyView<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
     }
 }
 
@@ -118,13 +111,13 @@ impl PartialOrd for dyn AsKey + '_ {
 
 impl Ord for dyn AsKey + '_ {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.view().cmp(&other.view())
+        self.view().order(&other.view())
     }
 }
 
 impl Ord for WorkKey {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.view().cmp(&other.view())
+        self.view().order(&other.view())
     }
 }
 
@@ -596,6 +589,15 @@ impl Work {
         }
     }
 }
+
+#[cfg(test)]
+mod cancel_tests;
+#[cfg(test)]
+mod key_tests;
+#[cfg(test)]
+mod lifecycle_tests;
+#[cfg(test)]
+mod symmetry_tests;
 
 #[cfg(test)]
 mod tests {

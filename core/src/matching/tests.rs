@@ -136,6 +136,58 @@ fn tolerates_matches_upstream_test_toleration_tolerates_taint() {
     }
 }
 
+/// `Lt` is strict (semantics §1.2, the gated `ToleratesTaint` of
+/// `staging/src/k8s.io/api/core/v1/toleration.go`): equal values do not match, as for `Gt`
+/// (upstream's table has the `Gt` row only).
+#[test]
+fn lt_does_not_tolerate_an_equal_value_1_2() {
+    let sla = "node.kubernetes.io/sla";
+    let taint = taint(sla, "950", E::NoSchedule);
+    assert!(!tolerates(
+        &tol(sla, Operator::Lt, "950", None),
+        &taint,
+        true
+    ));
+    assert!(tolerates(
+        &tol(sla, Operator::Lt, "951", None),
+        &taint,
+        true
+    ));
+}
+
+/// Only NoExecute taints evict (upstream `getNoExecuteTaints` in `taint_eviction.go`, semantics
+/// §4.1): an untolerated NoSchedule or PreferNoSchedule taint gives no eviction instant and does
+/// not expose the pod. Spec: MATCH-6.
+#[test]
+fn eviction_instants_ignore_taints_that_do_not_execute() {
+    let soft = [
+        taint("a", "", E::NoSchedule),
+        taint("b", "", E::PreferNoSchedule),
+    ];
+    let arrived =
+        |t: &[Taint]| earliest_eviction(t.iter().map(|t| (t, Time(5))), &[], Time(7), false);
+    assert_eq!(arrived(&soft), None);
+    let node = |taints: &[Taint]| Node {
+        name: "node".into(),
+        taints: taints.to_vec(),
+    };
+    let pod = Pod {
+        key: crate::api::PodKey::new("ns", "pod"),
+        uid: crate::api::Uid("uid".into()),
+        node_name: Some("node".into()),
+        tolerations: vec![],
+    };
+    assert!(!exposed(&node(&soft), &pod, false));
+    let hard = [taint("c", "", E::NoExecute)];
+    let mixed: Vec<Taint> = soft.iter().chain(&hard).cloned().collect();
+    assert_eq!(
+        arrived(&mixed),
+        Some(Time(7)),
+        "the NoExecute taint alone decides, from the later of its arrival and the pod's"
+    );
+    assert!(exposed(&node(&mixed), &pod, false));
+}
+
 #[test]
 fn comparison_operators_never_match_with_the_gate_off_1_2() {
     let t = tol("sla", Operator::Gt, "750", None);
