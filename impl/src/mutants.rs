@@ -1,8 +1,8 @@
 //! Deliberately wrong controllers, to measure how well the conformance oracle catches them
-//! (issue 6, "accuracy"). Built only with the `mutants` feature, never into the runtime
-//! `taintcheck run` uses: each mutant bends one decision of the reference runtime, either by
-//! misreading the informer caches it hands to the core, or by a small change around a core
-//! call (skipping it, undoing it, shifting its clock, repeating a request). The core itself is
+//! (the kill rate of `tests/oracle.rs`). Built only with the `mutants` feature, never into the
+//! runtime `taintcheck run` uses: each mutant bends one decision of the reference runtime,
+//! either by misreading the informer caches it hands to the core, or by a small change around a
+//! core call (skipping it, undoing it, shifting its clock, repeating a request). The core itself is
 //! never changed. Run them with [`crate::driver::run_scenario_mutated`].
 
 use crate::informer::Cache;
