@@ -88,7 +88,7 @@ jqlib='def th: (floor | tostring) as $s | ($s | length) as $n
   | join("");
 def r(d): . * pow(10; d) | round / pow(10; d);
 def opt(f): if . == null then "unknown" else f end;
-def dur: if . >= 1e6 then "\(. / 1e6 | r(2)) ms" elif . >= 1e4 then "\(. / 1e3 | r(1)) µs"
+def dur: if . >= 1e6 then "\(. / 1e6 | r(2)) ms" elif . >= 1e3 then "\(. / 1e3 | r(1)) µs"
   else "\(r(1)) ns" end;'
 report() { jq -r "$jqlib $1" "$2"; }
 
