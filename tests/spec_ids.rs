@@ -32,9 +32,8 @@ fn defined(specs: &[(PathBuf, String)]) -> BTreeSet<String> {
             let rest = rest.trim_start_matches("**");
             let first = rest.split([' ', '|', '*', '`', ':']).next().unwrap_or("");
             let first = first.trim_end_matches('.');
-            if spec_id_at(first.as_bytes(), 0) == Some(first.len()) {
-                ids.insert(first.to_string());
-            } else if heading && (is_upstream_id(first) || is_section(first)) {
+            let spec_id = spec_id_at(first.as_bytes(), 0) == Some(first.len());
+            if spec_id || heading && (is_upstream_id(first) || is_section(first)) {
                 ids.insert(first.to_string());
             }
         }
@@ -210,7 +209,7 @@ fn comment(line: &str) -> Option<&str> {
     // A trailing comment: the first ` //` after code with no string literal open before it.
     let at = line.find(" //")?;
     let quotes = line[..at].matches('"').count() - line[..at].matches("\\\"").count();
-    (quotes % 2 == 0).then(|| &line[at + 3..])
+    quotes.is_multiple_of(2).then(|| &line[at + 3..])
 }
 
 fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
