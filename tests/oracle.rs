@@ -1,4 +1,4 @@
-//! The oracle against the reference runtime (issue 6, "accuracy"):
+//! The oracle's accuracy against the reference runtime:
 //!
 //! * every trace of the correct runtime conforms: the corpus and at least 1,000 random
 //!   scenarios per profile, zero false alarms;

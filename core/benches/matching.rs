@@ -1,5 +1,6 @@
 //! `tolerates`, `matching_tolerations` and `verdict` on a pod with 10 tolerations and a node with
-//! 5 taints, the shape issue 2 asks about. Run: `cargo bench -p taintcheck-core --bench matching`.
+//! 5 taints, larger than most real pods and nodes.
+//! Run: `cargo bench -p taintcheck-core --bench matching`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;

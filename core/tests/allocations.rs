@@ -1,5 +1,5 @@
-//! `handleNodeUpdate` allocates per node, never per pod, once the pods' work exists (issue 3,
-//! item 8), and the matching hot path (`tolerates`, `verdict`) never allocates (issue 2, item 8):
+//! `handleNodeUpdate` allocates per node, never per pod, once the pods' work exists,
+//! and the matching hot path (`tolerates`, `verdict`) never allocates:
 //! counted with a global allocator, not timed. Counts are per thread, so tests running in
 //! parallel do not see each other's allocations.
 

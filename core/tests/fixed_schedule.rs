@@ -7,6 +7,7 @@ use taintcheck_core::handlers::process_pod_on_node;
 use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Time;
 use taintcheck_core::timed_queue::{Entry, Immediate, KeyView, TimedQueue, WorkPhase};
+use taintcheck_core::Context;
 use taintcheck_core::{work, Arrivals, Note, Outcome};
 
 fn pod() -> Pod {
@@ -28,21 +29,7 @@ fn a_finished_work_is_replaced_not_kept() {
     let taints = [Taint::new("t", "", TaintEffect::NoExecute)];
     let mut queue = TimedQueue::new();
     let mut out = vec![];
-    let first = process_pod_on_node(
-        &mut queue,
-        &profile,
-        &arrivals,
-        &pod(),
-        &taints,
-        Time(0),
-        Immediate::Nil,
-        &mut out,
-    );
-    assert_eq!(first, Note::EvictNow);
-    let pod = pod();
-    let key = KeyView::new(profile.work_key, &pod.key, &pod.uid);
-    let old = queue.entry(&key).and_then(Entry::work).unwrap();
-
+    // The pod is gone from the caches; the node keeps its taint.
     let gone = Cluster {
         nodes: [(
             "node1".into(),
@@ -54,13 +41,33 @@ fn a_finished_work_is_replaced_not_kept() {
         .into(),
         pods: Default::default(),
     };
+    let first = process_pod_on_node(
+        &mut queue,
+        Context {
+            profile: &profile,
+            view: &gone,
+            arrivals: &arrivals,
+            now: Time(0),
+        },
+        &pod(),
+        &taints,
+        Immediate::Nil,
+        &mut out,
+    );
+    assert_eq!(first, Note::EvictNow);
+    let pod = pod();
+    let key = KeyView::new(profile.work_key, &pod.key, &pod.uid);
+    let old = queue.entry(&key).and_then(Entry::work).unwrap();
+
     assert!(work::start_work(
         &mut queue,
         old,
-        &profile,
-        &gone,
-        &arrivals,
-        Time(1),
+        Context {
+            profile: &profile,
+            view: &gone,
+            arrivals: &arrivals,
+            now: Time(1),
+        },
         &mut out
     ));
     assert_eq!(
@@ -73,11 +80,14 @@ fn a_finished_work_is_replaced_not_kept() {
 
     let again = process_pod_on_node(
         &mut queue,
-        &profile,
-        &arrivals,
+        Context {
+            profile: &profile,
+            view: &gone,
+            arrivals: &arrivals,
+            now: Time(2),
+        },
         &pod,
         &taints,
-        Time(2),
         Immediate::Nil,
         &mut out,
     );

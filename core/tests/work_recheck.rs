@@ -8,6 +8,7 @@ use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Time;
 use taintcheck_core::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
 use taintcheck_core::work::{self, Recheck};
+use taintcheck_core::Context;
 use taintcheck_core::{Arrivals, Effect, Note, Outcome, Verb};
 
 fn key() -> WorkKey {
@@ -67,10 +68,12 @@ fn recheck(view: &Cluster) -> Recheck {
     }
     work::evaluate(
         queue.work(id).unwrap(),
-        &profile,
-        view,
-        &arrivals,
-        Time(5_000),
+        Context {
+            profile: &profile,
+            view,
+            arrivals: &arrivals,
+            now: Time(5_000),
+        },
     )
 }
 
@@ -132,10 +135,12 @@ fn a_work_rechecked_at_its_start_waits_or_ends() {
         assert!(work::start_work(
             &mut queue,
             id,
-            &profile,
-            &view,
-            &arrivals,
-            Time(1_000),
+            Context {
+                profile: &profile,
+                view: &view,
+                arrivals: &arrivals,
+                now: Time(1_000),
+            },
             &mut out
         ));
         let marked = out.iter().any(|e| matches!(e, Effect::Event(_)));
@@ -188,10 +193,12 @@ fn the_cancelled_flag_stops_a_fixed_work_before_its_next_request() {
         assert!(work::start_work(
             &mut queue,
             id,
-            &profile,
-            &view,
-            &arrivals,
-            Time(0),
+            Context {
+                profile: &profile,
+                view: &view,
+                arrivals: &arrivals,
+                now: Time(0),
+            },
             &mut out
         ));
         queue.cancel_work(&key, &profile, &mut out);
@@ -209,10 +216,12 @@ fn the_cancelled_flag_stops_a_fixed_work_before_its_next_request() {
             &mut queue,
             request.id,
             answer,
-            &profile,
-            &view,
-            &arrivals,
-            Time(1),
+            Context {
+                profile: &profile,
+                view: &view,
+                arrivals: &arrivals,
+                now: Time(1),
+            },
             &mut out,
         );
         let phase = queue.work(id).unwrap().phase.clone();

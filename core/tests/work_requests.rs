@@ -8,6 +8,7 @@ use taintcheck_core::driver::Cluster;
 use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Time;
 use taintcheck_core::timed_queue::{Immediate, TimedQueue, WorkKey, WorkPhase};
+use taintcheck_core::Context;
 use taintcheck_core::{
     work, ApiRequest, ApiResult, Arrivals, Effect, FetchedPod, Note, Outcome, Verb, WorkId,
 };
@@ -75,7 +76,17 @@ impl Harness {
             out,
         };
         let (q, p, v, a) = (&mut h.queue, &h.profile, &h.view, &h.arrivals);
-        assert!(work::start_work(q, id, p, v, a, Time(0), &mut h.out));
+        assert!(work::start_work(
+            q,
+            id,
+            Context {
+                profile: p,
+                view: v,
+                arrivals: a,
+                now: Time(0)
+            },
+            &mut h.out
+        ));
         h
     }
 
@@ -94,10 +105,12 @@ impl Harness {
             q,
             request,
             result,
-            p,
-            v,
-            a,
-            Time(1),
+            Context {
+                profile: p,
+                view: v,
+                arrivals: a,
+                now: Time(1),
+            },
             &mut self.out
         ));
     }

@@ -5,7 +5,7 @@
 //! uses.
 //!
 //! With the `mutants` feature, [`Mutant`]s are deliberately wrong controllers, to measure how
-//! well the conformance oracle catches them (issue 6, "accuracy"): each bends one thing at this
+//! well the conformance oracle catches them (the kill rate of `tests/oracle.rs`): each bends one thing at this
 //! boundary (misreads the caches, drops informer events, shifts the clock, rewrites or repeats
 //! a request, keeps its memory across a restart). The core itself is never changed. Run them
 //! with [`crate::driver::run_scenario_mutated`].

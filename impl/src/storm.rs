@@ -245,8 +245,8 @@ pub fn eviction_lateness(evictions: usize, per_second: u32, profile: Profile) ->
     }
 }
 
-/// `VmHWM` from `/proc/self/status`, in KiB.
-fn peak_rss_kib() -> Option<u64> {
+/// The process's peak resident memory: `VmHWM` from `/proc/self/status`, in KiB (Linux only).
+pub fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()

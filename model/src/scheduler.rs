@@ -3,7 +3,7 @@
 //! does the node's `PreferNoSchedule` set count against it.
 //!
 //! `tolerationSeconds` plays no part here: a pod that tolerates a NoExecute taint for 10 s is
-//! schedulable onto that node (and is then evicted 10 s later; upstream-issues T7).
+//! schedulable onto that node (and is then evicted 10 s later; upstream T7).
 
 use crate::api::{Taint, TaintEffect, Toleration};
 use crate::matching::{find_untolerated_taint, tolerations_tolerate_taint};

@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::api::{NodeName, Pod, ResourceVersion};
-use crate::controller::Renaming;
 use crate::effect::{RequestId, Verb};
+use crate::Renaming;
 
 /// Swaps the names `a` and `b` of pods, UIDs and nodes.
 struct Swap;

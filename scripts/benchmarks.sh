@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Runs every measurement of taintcheck and writes docs/benchmarks.md from their JSON output,
+# with the machine, its load, the date and the commit. Usage:
+#
+#   scripts/benchmarks.sh [--quick] [--out FILE]
+#
+# --quick runs each measurement with tiny settings (seconds, not minutes) to check that the
+# pipeline works; the file it writes says so at the top, and its figures mean nothing.
+# Needs cargo and jq; valgrind (Debian package `valgrind`) adds instructions per decision.
+# Run it on an otherwise idle machine: wall times move with the load, which the file records.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=false
+out=docs/benchmarks.md
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=true ;;
+    --out) out="$2"; shift ;;
+    *) echo "usage: scripts/benchmarks.sh [--quick] [--out FILE]" >&2; exit 2 ;;
+  esac
+  shift
+done
+command -v jq >/dev/null || { echo "scripts/benchmarks.sh: needs jq" >&2; exit 2; }
+
+# The settings of each measurement: the published ones, or tiny ones with --quick.
+if $quick; then
+  model_args=()
+  storm_args=(--nodes 20 --pods-per-node 3 --lateness-evictions 0)
+  lateness_args=(--nodes 10 --pods-per-node 3 --lateness-evictions 20 --rate 1000)
+  oracle_args=(--nodes 10 --pods-per-node 2 --waves 2)
+  criterion_args=(--warm-up-time 0.1 --measurement-time 0.1 --sample-size 10)
+  instruction_profiles=(latest)
+else
+  model_args=()
+  storm_args=(--nodes 5000 --pods-per-node 30 --lateness-evictions 0)
+  lateness_args=(--nodes 1000 --pods-per-node 30 --lateness-evictions 2000 --rate 1000)
+  oracle_args=(--nodes 1000 --pods-per-node 20 --waves 6)
+  criterion_args=()
+  instruction_profiles=(v1.18 latest fixed)
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+
+echo "building (release)..." >&2
+cargo build --release --quiet --bin taintcheck
+tc=target/release/taintcheck
+
+echo "bench model..." >&2
+$tc bench model "${model_args[@]}" --json >"$work/model.json"
+echo "bench runtime (storm)..." >&2
+$tc bench runtime "${storm_args[@]}" --json >"$work/storm.json"
+echo "bench runtime (lateness)..." >&2
+$tc bench runtime "${lateness_args[@]}" --json >"$work/lateness.json"
+echo "bench oracle..." >&2
+$tc bench oracle "${oracle_args[@]}" --trace "$work/scale.ndjson" --json >"$work/oracle-1000.json"
+$tc bench oracle "${oracle_args[@]}" --trace "$work/scale.ndjson" --latency-bound-ms 0 --json \
+  >"$work/oracle-0.json"
+
+# Criterion writes each benchmark's estimates under CRITERION_HOME; a fresh one holds this run's.
+echo "criterion benches (core, matching)..." >&2
+for bench in core matching; do
+  CRITERION_HOME="$work/criterion" cargo bench --quiet -p taintcheck-core --bench "$bench" -- \
+    "${criterion_args[@]}" >"$work/criterion-$bench.log" 2>&1
+done
+for f in "$work"/criterion/*/new/benchmark.json "$work"/criterion/*/*/new/benchmark.json; do
+  [ -e "$f" ] || continue
+  jq -c --slurpfile e "$(dirname "$f")/estimates.json" \
+    '{id: .full_id, ns: $e[0].median.point_estimate,
+      low: $e[0].median.confidence_interval.lower_bound,
+      high: $e[0].median.confidence_interval.upper_bound,
+      elements: (.throughput.Elements // null)}' "$f"
+done | jq -s 'sort_by(.id)' >"$work/criterion.json"
+
+instructions="valgrind not installed: skipped"
+if command -v valgrind >/dev/null; then
+  echo "instructions per decision (callgrind)..." >&2
+  instructions=$(scripts/core-instructions.sh "${instruction_profiles[@]}")
+fi
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# jq helpers: thousands separators, rounding to d decimals, nanoseconds in a readable unit.
+jqlib='def th: (floor | tostring) as $s | ($s | length) as $n
+  | [range(0; $n) | $s[.:.+1] + (if ($n - . - 1) % 3 == 0 and . < $n - 1 then "," else "" end)]
+  | join("");
+def r(d): . * pow(10; d) | round / pow(10; d);
+def opt(f): if . == null then "unknown" else f end;
+def dur: if . >= 1e6 then "\(. / 1e6 | r(2)) ms" elif . >= 1e3 then "\(. / 1e3 | r(1)) µs"
+  else "\(r(1)) ns" end;'
+report() { jq -r "$jqlib $1" "$2"; }
+
+commit=$(git rev-parse --short=12 HEAD)
+git diff --quiet HEAD -- . ":!$out" || commit="$commit plus uncommitted changes"
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)
+memory=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+
+{
+  echo "# Benchmarks"
+  echo
+  echo "Written by \`scripts/benchmarks.sh$($quick && echo ' --quick')\`; do not edit by hand: run"
+  echo "the script again."
+  echo
+  if $quick; then
+    echo "> **Quick check, not measurements.** Every run below used tiny settings to check that"
+    echo "> the script works; the figures say nothing about taintcheck's speed. Run"
+    echo "> \`scripts/benchmarks.sh\` without \`--quick\` on an idle machine for real figures."
+    echo
+  fi
+  echo "| Machine | |"
+  echo "|---|---|"
+  echo "| Date | $started |"
+  echo "| Commit | $commit |"
+  echo "| CPU | ${cpu:-unknown}, $(nproc) cores available |"
+  echo "| Memory | $memory |"
+  echo "| Load average (1, 5, 15 min) | $load_before at the start, $load_after at the end |"
+  echo "| Toolchain | $(rustc --version) |"
+  echo
+  echo "Wall times move with the machine's load; state counts, decisions and instruction counts do"
+  echo "not."
+  echo
+  echo "## Model checker"
+  echo
+  report '"`taintcheck bench model --profile \(.profile) --symmetry-budget \(.symmetry_budget)`:"
+    + " each run in one process, wall seconds of the search before the shortest-path pass.\n\n"
+    + "| Run | States | Unique | Depth | Seconds | Unique states/s |\n|---|---|---|---|---|---|\n"
+    + ([.rows[] | "| \(.label) | \(.states | th) | \(.unique_states | th) | \(.max_depth) | "
+        + "\(.seconds | r(3)) | \(.unique_states_per_second | th) |"] | join("\n"))
+    + "\n\nTwo threads run BFS on `default` \(.two_thread_speedup | r(2))× as fast as one. "
+    + ([.symmetry[] | "Symmetry on `\(.config)`: \(.unique_state_ratio | r(2))× fewer"
+        + " unique states in \(.time_ratio | r(2))× the time."] | join(" "))' \
+    "$work/model.json"
+  echo
+  echo "## Reference runtime"
+  echo
+  echo "Eviction storm on the virtual clock (default 300 s tolerations, every second node recovers):"
+  echo "\`taintcheck bench runtime ${storm_args[*]}\`."
+  echo
+  report '"| Nodes × pods | Workers | Setup s | Storm s | Decisions | Decisions/s | Requests | Evictions | Peak RSS MiB |\n"
+    + "|---|---|---|---|---|---|---|---|---|\n"
+    + "| \(.nodes | th) × \(.pods_per_node) (\(.profile)) | \(.workers) | \(.storm.setup_seconds | r(3)) | "
+    + "\(.storm.storm_seconds | r(3)) | \(.storm.decisions | th) | \(.storm.decisions_per_second | th) | "
+    + "\(.storm.requests | th) | \(.storm.evictions | th) | \(.storm.peak_rss_kib | opt(. / 1024 | round)) |"' \
+    "$work/storm.json"
+  echo
+  echo "Eviction lateness on the real clock: \`taintcheck bench runtime ${lateness_args[*]}\`."
+  echo
+  report '.lateness | "| Evictions | Rate/s | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|\n"
+    + "| \(.evictions | th) | \(.rate_per_second | th) | \(.p50_ms) | \(.p99_ms) | \(.max_ms) |"' \
+    "$work/lateness.json"
+  echo
+  echo "## Conformance oracle"
+  echo
+  echo "The scale scenario's trace, recorded by the runtime once and read and checked on one"
+  echo "thread: \`taintcheck bench oracle ${oracle_args[*]} --trace scale.ndjson\`, with"
+  echo "\`--latency-bound-ms 1000\` (the default) and \`0\`."
+  echo
+  echo "| Latency bound | Lines | Pods | Seconds | CPU s | Lines/s | s per million lines | Largest frontier | Most pods tracked | Peak memory MiB |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  for d in 1000 0; do
+    report '"| \(.latency_bound_ms) ms | \(.lines | th) | \(.pods | th) | \(.seconds | r(3)) | "
+      + "\(.cpu_seconds | opt(r(3))) | \(.lines_per_second | th) | "
+      + "\(.seconds * 1e6 / ([.lines, 1] | max) | r(2)) | \(.max_frontier) | \(.max_tracked_pods | th) | "
+      + "\(.peak_memory_kib | opt(. / 1024 | round)) |"' \
+      "$work/oracle-$d.json"
+  done
+  echo
+  echo "## Core and matching"
+  echo
+  echo "criterion's median and its 95 % confidence interval:"
+  echo "\`cargo bench -p taintcheck-core --bench core\` (\`handleNodeUpdate\` on one node with 110"
+  echo "pods and 3 NoExecute taints; \`fresh\` creates every pod's timer, \`steady\` finds them"
+  echo "armed; the throughput is pod decisions) and \`--bench matching\` (10 tolerations, 5"
+  echo "taints)$($quick && echo ", with \`-- ${criterion_args[*]}\`")."
+  echo
+  report '"| Benchmark | Median | 95 % interval | Throughput |\n|---|---|---|---|\n"
+    + ([.[] | "| `\(.id)` | \(.ns | dur) | \(.low | dur) – \(.high | dur) | "
+        + (if .elements then "\(.elements / .ns * 1000 | r(2)) M/s" else "" end) + " |"]
+       | join("\n"))' "$work/criterion.json"
+  echo
+  echo "Instructions per pod decision of the steady node update, counted by callgrind"
+  echo "(\`scripts/core-instructions.sh ${instruction_profiles[*]}\`), which do not move with the load:"
+  echo
+  echo '```'
+  echo "$instructions"
+  echo '```'
+} >"$out"
+echo "wrote $out" >&2

@@ -1,0 +1,179 @@
+//! `taintcheck bench oracle`: how fast the oracle checks a long trace of the reference runtime.
+//! The runtime runs the scale scenario (`scale.rs`) on its virtual clock (or `--trace` reads a
+//! trace saved by an earlier run); the oracle then reads and checks the trace on one thread,
+//! streaming, as `conform` does. Reported: lines, wall and CPU seconds, lines per second, the
+//! largest frontier, the most pods tracked at once and the process's peak memory.
+
+use super::emit;
+use super::scale::scale;
+use crate::cmd::args::ProfileArg;
+use clap::Args;
+use serde::Serialize;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+use taintcheck_model::oracle::{Options, Oracle};
+use taintcheck_model::profile::Profile;
+use taintcheck_model::time::Duration;
+use taintcheck_model::trace::{to_line, TraceReader};
+use taintcheck_runtime::driver::{run_scenario, ClockKind};
+use taintcheck_runtime::storm::peak_rss_kib;
+
+#[derive(Args)]
+pub struct OracleBench {
+    /// Nodes of the scale scenario (two halves).
+    #[arg(long, default_value_t = 1000)]
+    nodes: usize,
+    /// Pods per node at the start.
+    #[arg(long, default_value_t = 20)]
+    pods_per_node: usize,
+    /// Eviction waves.
+    #[arg(long, default_value_t = 6)]
+    waves: usize,
+    #[command(flatten)]
+    behaviour: ProfileArg,
+    /// The oracle's latency bound in ms.
+    #[arg(long, default_value_t = 1000)]
+    latency_bound_ms: i64,
+    /// Read the trace from this file if it exists; otherwise run the scenario and save it here
+    /// (default: a fresh run, saved in the temporary directory).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `bench oracle` measured, with its parameters.
+#[derive(Serialize)]
+struct OracleResult {
+    profile: &'static str,
+    latency_bound_ms: i64,
+    /// The trace checked; the scale scenario's parameters apply when this run recorded it.
+    trace: String,
+    recorded: bool,
+    nodes: usize,
+    pods_per_node: usize,
+    waves: usize,
+    lines: usize,
+    pods: usize,
+    seconds: f64,
+    lines_per_second: f64,
+    /// CPU time of the checking thread; absent where the platform does not report it.
+    cpu_seconds: Option<f64>,
+    max_frontier: usize,
+    max_tracked_pods: usize,
+    peak_memory_kib: Option<u64>,
+}
+
+pub fn oracle(b: &OracleBench) -> ExitCode {
+    let profile = b.behaviour.profile;
+    let path = b
+        .trace
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("taintcheck-scale-trace.ndjson"));
+    let recorded = !path.exists() || b.trace.is_none();
+    if recorded {
+        if let Err(e) = record(b, profile, &path) {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    }
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    // Timed: reading, parsing and checking the trace as `conform` does, streaming.
+    let name = path.display().to_string();
+    let start = Instant::now();
+    let cpu_start = thread_cpu();
+    let mut reader = TraceReader::new(&name);
+    let mut oracle = Oracle::with_options(Options::new(profile, Duration(b.latency_bound_ms)));
+    let mut tracked = 0;
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let record = match line
+            .map_err(|e| e.to_string())
+            .and_then(|l| reader.push_line(i + 1, &l).map_err(|e| e.to_string()))
+        {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        };
+        if let Err(e) = oracle.feed_line(i + 1, &record) {
+            eprintln!("{name}: the scale trace does not conform: {e}");
+            return ExitCode::from(1);
+        }
+        tracked = tracked.max(oracle.summary().live_components);
+    }
+    let summary = oracle.summary();
+    let seconds = start.elapsed().as_secs_f64();
+    let cpu_seconds = thread_cpu().map(|c| c - cpu_start.unwrap_or_default());
+    let result = OracleResult {
+        profile: profile.name,
+        latency_bound_ms: b.latency_bound_ms,
+        trace: name,
+        recorded,
+        nodes: b.nodes,
+        pods_per_node: b.pods_per_node,
+        waves: b.waves,
+        lines: summary.records,
+        pods: summary.pods,
+        seconds,
+        lines_per_second: summary.records as f64 / seconds.max(1e-9),
+        cpu_seconds,
+        max_frontier: summary.max_frontier,
+        max_tracked_pods: tracked,
+        peak_memory_kib: peak_rss_kib(),
+    };
+    emit(b.json, &result, describe)
+}
+
+fn describe(r: &OracleResult) {
+    println!(
+        "oracle bench ({}, latency bound {} ms): {} lines, {} pods, read and checked in \
+         {:.2} s on one thread ({:.0} lines/s; {} of CPU time); largest frontier {} \
+         states; at most {} pods tracked at once; peak memory of the process {}",
+        r.profile,
+        r.latency_bound_ms,
+        r.lines,
+        r.pods,
+        r.seconds,
+        r.lines_per_second,
+        r.cpu_seconds
+            .map_or("unknown".into(), |c| format!("{c:.2} s")),
+        r.max_frontier,
+        r.max_tracked_pods,
+        r.peak_memory_kib
+            .map_or("unknown".into(), |k| format!("{k} kB")),
+    );
+}
+
+/// Runs the scale scenario on the runtime and saves its trace at `path`.
+fn record(b: &OracleBench, profile: Profile, path: &Path) -> Result<(), String> {
+    let scenario = scale(b.nodes.max(2), b.pods_per_node, b.waves);
+    let start = Instant::now();
+    let records = run_scenario(&scenario, profile, ClockKind::Virtual).records;
+    eprintln!(
+        "runtime: {} lines in {:.1} s, saved to {}",
+        records.len(),
+        start.elapsed().as_secs_f64(),
+        path.display()
+    );
+    let text: String = records.iter().map(to_line).collect();
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// CPU seconds this thread has run (Linux `schedstat`): the figure a loaded machine does not
+/// inflate, unlike wall time.
+fn thread_cpu() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = stat.split_whitespace().next()?.parse().ok()?;
+    Some(nanos as f64 / 1e9)
+}
