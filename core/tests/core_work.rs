@@ -1,40 +1,14 @@
 //! The deletion work function and the races around it, per profile, through the driver
 //! (spec CORE-A8..CORE-A14, profiles PROFILE-3..PROFILE-10). Timelines are snapshotted.
 
+mod common;
+use common::{node1, web0};
 use std::fmt::Write as _;
-use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_core::api::{Node, PodKey};
 use taintcheck_core::driver::Driver;
 use taintcheck_core::profile::Profile;
 use taintcheck_core::time::{Duration, Time};
 use taintcheck_core::{Effect, Note, Step, Verb};
-
-fn node(tainted: bool) -> Node {
-    Node {
-        name: "node1".into(),
-        taints: if tainted {
-            vec![Taint::new("t", "", TaintEffect::NoExecute)]
-        } else {
-            vec![]
-        },
-    }
-}
-
-fn pod(uid: &str, seconds: Option<i64>) -> Pod {
-    Pod {
-        key: PodKey::new("ns", "web-0"),
-        uid: Uid(uid.into()),
-        node_name: Some("node1".into()),
-        tolerations: seconds
-            .map(|s| {
-                vec![Toleration::exists(
-                    "t",
-                    Some(TaintEffect::NoExecute),
-                    Some(s),
-                )]
-            })
-            .unwrap_or_default(),
-    }
-}
 
 fn requests(d: &Driver, verb: Verb) -> Vec<Time> {
     d.log
@@ -64,9 +38,9 @@ fn failed_deletions_retry_then_drop_or_persist() {
     for profile in profiles() {
         let mut d = Driver::new(profile);
         d.fail_next(Verb::Delete, 7);
-        d.put_pod(pod("u1", None));
+        d.put_pod(web0("u1", Some("node1"), None));
         d.settle();
-        d.put_node(node(true));
+        d.put_node(node1(true));
         d.advance(Duration(2_000));
         let deletes = requests(&d, Verb::Delete);
         match profile.name {
@@ -114,24 +88,24 @@ fn successor_after_eviction_i2() {
         (Profile::fixed(), true),
     ] {
         let mut d = Driver::new(profile);
-        d.put_pod(pod("u1", None));
+        d.put_pod(web0("u1", Some("node1"), None));
         d.settle();
-        d.put_node(node(true));
+        d.put_node(node1(true));
         until_request(&mut d);
         while d.controller.pending_requests().next().is_some() {
             d.respond_all();
         }
         assert!(d.cluster.pods.is_empty(), "{}", profile.name);
-        let mut successor = pod("u2", Some(5));
+        let mut successor = web0("u2", Some("node1"), Some(5));
         successor.node_name = None;
         d.put_pod(successor.clone());
         d.settle();
-        d.put_node(node(false));
+        d.put_node(node1(false));
         d.settle();
         successor.node_name = Some("node1".into());
         d.put_pod(successor);
         d.settle();
-        d.put_node(node(true));
+        d.put_node(node1(true));
         d.advance(Duration(10_000));
         assert_eq!(d.cluster.pods.is_empty(), evicted, "{}", profile.name);
         let _ = writeln!(snapshot, "## {}\n{}", profile.name, d.timeline());
@@ -146,11 +120,11 @@ fn timer_fires_while_untaint_is_queued_n1() {
     let mut snapshot = String::new();
     for profile in profiles() {
         let mut d = Driver::new(profile);
-        d.put_node(node(true));
-        d.put_pod(pod("u1", Some(1)));
+        d.put_node(node1(true));
+        d.put_pod(web0("u1", Some("node1"), Some(1)));
         d.advance_to(Time(999));
         d.now = Time(1_000);
-        d.put_node(node(false));
+        d.put_node(node1(false));
         d.settle();
         let deleted = d.cluster.pods.is_empty();
         assert_eq!(deleted, profile.name != "fixed", "{}", profile.name);
@@ -187,13 +161,13 @@ fn cancel_between_fire_and_start() {
     let mut snapshot = String::new();
     for profile in profiles() {
         let mut d = Driver::new(profile);
-        d.put_node(node(true));
-        d.put_pod(pod("u1", Some(1)));
+        d.put_node(node1(true));
+        d.put_pod(web0("u1", Some("node1"), Some(1)));
         d.advance_to(Time(999));
         d.now = Time(1_000);
         run_all_but_starts(&mut d);
         assert!(d.enabled().iter().any(|s| matches!(s, Step::StartWork(_))));
-        d.put_node(node(false));
+        d.put_node(node1(false));
         run_all_but_starts(&mut d);
         d.settle();
         let cancelled = d
@@ -219,15 +193,15 @@ fn cancel_between_fire_and_start() {
 fn successor_on_another_node_n5() {
     for profile in profiles() {
         let mut d = Driver::new(profile);
-        d.put_node(node(true));
+        d.put_node(node1(true));
         d.put_node(Node {
             name: "node2".into(),
             taints: vec![],
         });
-        d.put_pod(pod("u1", Some(300)));
+        d.put_pod(web0("u1", Some("node1"), Some(300)));
         d.advance(Duration(1_000));
         d.delete_pod(&PodKey::new("ns", "web-0"));
-        let mut successor = pod("u2", None);
+        let mut successor = web0("u2", Some("node1"), None);
         successor.node_name = Some("node2".into());
         d.put_pod(successor);
         d.advance(Duration(400_000));

@@ -1,7 +1,9 @@
 //! The fixed design's scheduling in `processPodOnNode` (spec CORE-A7, PROFILE-10): which existing
 //! work it keeps and which it replaces.
 
-use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
+mod common;
+use common::web0;
+use taintcheck_core::api::{Node, Taint, TaintEffect};
 use taintcheck_core::driver::Cluster;
 use taintcheck_core::handlers::process_pod_on_node;
 use taintcheck_core::profile::Profile;
@@ -9,15 +11,6 @@ use taintcheck_core::time::Time;
 use taintcheck_core::timed_queue::{Entry, Immediate, KeyView, TimedQueue, WorkPhase};
 use taintcheck_core::Context;
 use taintcheck_core::{work, Arrivals, Note, Outcome};
-
-fn pod() -> Pod {
-    Pod {
-        key: PodKey::new("ns", "web-0"),
-        uid: Uid("u1".into()),
-        node_name: Some("node1".into()),
-        tolerations: vec![],
-    }
-}
 
 /// A work whose function has returned (here: abandoned by its re-check, the pod being gone from
 /// the caches) no longer evicts, although its entry stays until the completion step: a new
@@ -49,13 +42,13 @@ fn a_finished_work_is_replaced_not_kept() {
             arrivals: &arrivals,
             now: Time(0),
         },
-        &pod(),
+        &web0("u1", Some("node1"), None),
         &taints,
         Immediate::Nil,
         &mut out,
     );
     assert_eq!(first, Note::EvictNow);
-    let pod = pod();
+    let pod = web0("u1", Some("node1"), None);
     let key = KeyView::new(profile.work_key, &pod.key, &pod.uid);
     let old = queue.entry(&key).and_then(Entry::work).unwrap();
 

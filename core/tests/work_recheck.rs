@@ -2,7 +2,9 @@
 //! each request that writes (spec CORE-A14): when it goes on, when it waits for a later deadline,
 //! when it is abandoned.
 
-use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+mod common;
+use common::web0;
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
 use taintcheck_core::driver::Cluster;
 use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Time;
@@ -17,24 +19,6 @@ fn key() -> WorkKey {
         &PodKey::new("ns", "web-0"),
         &Uid("u1".into()),
     )
-}
-
-/// `web-0` incarnation `uid` on `node`, tolerating the taint `t` for `seconds` if given.
-fn pod(uid: &str, node: Option<&str>, seconds: Option<i64>) -> Pod {
-    Pod {
-        key: PodKey::new("ns", "web-0"),
-        uid: Uid(uid.into()),
-        node_name: node.map(Into::into),
-        tolerations: seconds
-            .map(|s| {
-                vec![Toleration::exists(
-                    "t",
-                    Some(TaintEffect::NoExecute),
-                    Some(s),
-                )]
-            })
-            .unwrap_or_default(),
-    }
 }
 
 fn cluster(pod: Option<Pod>, taint: Option<TaintEffect>) -> Cluster {
@@ -82,30 +66,30 @@ fn the_recheck_goes_on_only_while_the_caches_call_for_eviction() {
     let exe = || Some(TaintEffect::NoExecute);
     let here = Some("node1");
     assert_eq!(
-        recheck(&cluster(Some(pod("u1", here, None)), exe())),
+        recheck(&cluster(Some(web0("u1", here, None)), exe())),
         Recheck::Due
     );
     assert_eq!(
-        recheck(&cluster(Some(pod("u1", here, Some(5))), exe())),
+        recheck(&cluster(Some(web0("u1", here, Some(5))), exe())),
         Recheck::Due,
         "due exactly now"
     );
     assert_eq!(
-        recheck(&cluster(Some(pod("u1", here, Some(6))), exe())),
+        recheck(&cluster(Some(web0("u1", here, Some(6))), exe())),
         Recheck::Later(Time(6_000))
     );
     for (why, view) in [
         ("pod gone", cluster(None, exe())),
-        ("successor", cluster(Some(pod("u2", here, None)), exe())),
-        ("unbound", cluster(Some(pod("u1", None, None)), exe())),
+        ("successor", cluster(Some(web0("u2", here, None)), exe())),
+        ("unbound", cluster(Some(web0("u1", None, None)), exe())),
         (
             "node gone",
-            cluster(Some(pod("u1", Some("node2"), None)), exe()),
+            cluster(Some(web0("u1", Some("node2"), None)), exe()),
         ),
-        ("untainted", cluster(Some(pod("u1", here, None)), None)),
+        ("untainted", cluster(Some(web0("u1", here, None)), None)),
         (
             "only NoSchedule",
-            cluster(Some(pod("u1", here, None)), Some(TaintEffect::NoSchedule)),
+            cluster(Some(web0("u1", here, None)), Some(TaintEffect::NoSchedule)),
         ),
     ] {
         assert_eq!(recheck(&view), Recheck::Void, "{why}");
@@ -119,7 +103,7 @@ fn a_work_rechecked_at_its_start_waits_or_ends() {
     let profile = Profile::fixed();
     for (seconds, view_pod) in [(Some(9), true), (None, false)] {
         let view = cluster(
-            view_pod.then(|| pod("u1", Some("node1"), seconds)),
+            view_pod.then(|| web0("u1", Some("node1"), seconds)),
             Some(TaintEffect::NoExecute),
         );
         let mut arrivals = Arrivals::default();
@@ -175,7 +159,7 @@ fn a_work_rechecked_at_its_start_waits_or_ends() {
 #[test]
 fn the_cancelled_flag_stops_a_fixed_work_before_its_next_request() {
     let view = cluster(
-        Some(pod("u1", Some("node1"), None)),
+        Some(web0("u1", Some("node1"), None)),
         Some(TaintEffect::NoExecute),
     );
     let arrivals = Arrivals::default();
@@ -208,7 +192,7 @@ fn the_cancelled_flag_stops_a_fixed_work_before_its_next_request() {
         assert_eq!(request.verb, Verb::Get);
         let answer =
             taintcheck_core::ApiResult::Pod(std::sync::Arc::new(taintcheck_core::FetchedPod {
-                pod: pod("u1", Some("node1"), None),
+                pod: web0("u1", Some("node1"), None),
                 version: taintcheck_core::api::ResourceVersion(3),
                 disruption_target: false,
             }));

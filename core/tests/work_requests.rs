@@ -2,8 +2,10 @@
 //! `deletePodHandler` and `addConditionAndDeletePod`, semantics §6.1; the fixed design's live
 //! read, PR #140198; spec CORE-A12, CORE-A13).
 
+mod common;
+use common::{node1, web0};
 use std::sync::Arc;
-use taintcheck_core::api::{Node, Pod, PodKey, ResourceVersion, Taint, TaintEffect, Uid};
+use taintcheck_core::api::{Pod, PodKey, ResourceVersion, Uid};
 use taintcheck_core::driver::Cluster;
 use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Time;
@@ -12,26 +14,6 @@ use taintcheck_core::Context;
 use taintcheck_core::{
     work, ApiRequest, ApiResult, Arrivals, Effect, FetchedPod, Note, Outcome, Verb, WorkId,
 };
-
-fn pod(uid: &str, node: Option<&str>) -> Pod {
-    Pod {
-        key: PodKey::new("ns", "web-0"),
-        uid: Uid(uid.into()),
-        node_name: node.map(Into::into),
-        tolerations: vec![],
-    }
-}
-
-fn node(tainted: bool) -> Node {
-    Node {
-        name: "node1".into(),
-        taints: if tainted {
-            vec![Taint::new("t", "", TaintEffect::NoExecute)]
-        } else {
-            vec![]
-        },
-    }
-}
 
 fn fetched(pod: Pod, version: u64, disruption_target: bool) -> ApiResult {
     ApiResult::Pod(Arc::new(FetchedPod {
@@ -54,8 +36,8 @@ struct Harness {
 impl Harness {
     fn started(profile: Profile) -> Harness {
         let view = Cluster {
-            nodes: [("node1".into(), node(true))].into(),
-            pods: [(PodKey::new("ns", "web-0"), pod("u1", Some("node1")))].into(),
+            nodes: [("node1".into(), node1(true))].into(),
+            pods: [(PodKey::new("ns", "web-0"), web0("u1", Some("node1"), None))].into(),
         };
         let key = WorkKey::new(
             profile.work_key,
@@ -141,12 +123,12 @@ fn call(r: &ApiRequest) -> (Verb, Option<&str>, Option<u64>) {
 fn fixed_reads_pod_and_node_then_patches_and_deletes_with_preconditions() {
     let mut h = Harness::started(Profile::fixed());
     assert_eq!(call(&h.pending()), (Verb::Get, None, None));
-    h.answer(fetched(pod("u1", Some("node1")), 7, false));
+    h.answer(fetched(web0("u1", Some("node1"), None), 7, false));
     assert_eq!(
         call(&h.pending()),
         (Verb::GetNode("node1".into()), None, None)
     );
-    h.answer(ApiResult::Node(Arc::new(node(true))));
+    h.answer(ApiResult::Node(Arc::new(node1(true))));
     assert_eq!(
         call(&h.pending()),
         (Verb::PatchDisruptionTarget, Some("u1"), Some(7))
@@ -166,15 +148,15 @@ fn fixed_reads_pod_and_node_then_patches_and_deletes_with_preconditions() {
 #[test]
 fn fixed_skips_the_patch_when_the_condition_is_there() {
     let mut h = Harness::started(Profile::fixed());
-    h.answer(fetched(pod("u1", Some("node1")), 7, true));
-    h.answer(ApiResult::Node(Arc::new(node(true))));
+    h.answer(fetched(web0("u1", Some("node1"), None), 7, true));
+    h.answer(ApiResult::Node(Arc::new(node1(true))));
     assert_eq!(call(&h.pending()), (Verb::Delete, Some("u1"), Some(7)));
 }
 
 /// Fixed design: the name now held by a successor, or an unbound pod, ends the work.
 #[test]
 fn fixed_abandons_when_the_live_pod_is_not_the_decided_one() {
-    for live in [pod("u2", Some("node1")), pod("u1", None)] {
+    for live in [web0("u2", Some("node1"), None), web0("u1", None, None)] {
         let mut h = Harness::started(Profile::fixed());
         h.answer(fetched(live.clone(), 7, false));
         assert_eq!(
@@ -193,8 +175,8 @@ fn fixed_abandons_when_the_live_pod_is_not_the_decided_one() {
 #[test]
 fn fixed_defers_when_the_live_node_does_not_expose_the_pod() {
     let mut h = Harness::started(Profile::fixed());
-    h.answer(fetched(pod("u1", Some("node1")), 7, false));
-    h.answer(ApiResult::Node(Arc::new(node(false))));
+    h.answer(fetched(web0("u1", Some("node1"), None), 7, false));
+    h.answer(ApiResult::Node(Arc::new(node1(false))));
     assert!(matches!(h.phase(), WorkPhase::Backoff { attempt: 1, .. }));
     assert!(h.noted(Note::LiveRecheckDeferred));
 }
@@ -214,8 +196,8 @@ fn fixed_answers_to_failed_preconditions() {
     );
 
     let mut h = Harness::started(Profile::fixed());
-    h.answer(fetched(pod("u1", Some("node1")), 7, false));
-    h.answer(ApiResult::Node(Arc::new(node(true))));
+    h.answer(fetched(web0("u1", Some("node1"), None), 7, false));
+    h.answer(ApiResult::Node(Arc::new(node1(true))));
     h.answer(ApiResult::PreconditionFailed);
     assert!(matches!(h.phase(), WorkPhase::Backoff { attempt: 1, .. }));
 
@@ -224,8 +206,8 @@ fn fixed_answers_to_failed_preconditions() {
         ..Profile::fixed()
     };
     let mut h = Harness::started(uid_only);
-    h.answer(fetched(pod("u1", Some("node1")), 7, false));
-    h.answer(ApiResult::Node(Arc::new(node(true))));
+    h.answer(fetched(web0("u1", Some("node1"), None), 7, false));
+    h.answer(ApiResult::Node(Arc::new(node1(true))));
     assert_eq!(
         call(&h.pending()),
         (Verb::PatchDisruptionTarget, Some("u1"), None)
@@ -248,7 +230,7 @@ fn fixed_answers_to_failed_preconditions() {
 fn latest_gets_patches_and_deletes_by_name() {
     let mut h = Harness::started(Profile::latest());
     assert_eq!(call(&h.pending()), (Verb::Get, None, None));
-    h.answer(fetched(pod("u2", Some("node1")), 7, false));
+    h.answer(fetched(web0("u2", Some("node1"), None), 7, false));
     assert_eq!(
         call(&h.pending()),
         (Verb::PatchDisruptionTarget, Some("u2"), None)
@@ -259,11 +241,11 @@ fn latest_gets_patches_and_deletes_by_name() {
     assert!(matches!(h.phase(), WorkPhase::Backoff { attempt: 1, .. }));
 
     let mut h = Harness::started(Profile::latest());
-    h.answer(fetched(pod("u1", Some("node1")), 7, true));
+    h.answer(fetched(web0("u1", Some("node1"), None), 7, true));
     assert_eq!(call(&h.pending()), (Verb::Delete, None, None));
 
     let mut h = Harness::started(Profile::latest());
-    h.answer(fetched(pod("u1", Some("node1")), 7, false));
+    h.answer(fetched(web0("u1", Some("node1"), None), 7, false));
     h.answer(ApiResult::PreconditionFailed);
     assert!(matches!(h.phase(), WorkPhase::Backoff { attempt: 1, .. }));
 }
