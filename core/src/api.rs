@@ -269,7 +269,8 @@ pub enum Operator {
 }
 
 impl Operator {
-    /// Reads an operator as the API spells it (`""` is `Equal`); any other string becomes [`Operator::Other`].
+    /// Reads an operator as the API spells it (`""` is `Equal`); any other string becomes
+    /// [`Operator::Other`].
     pub fn parse(s: &str) -> Operator {
         match s {
             "" | "Equal" => Operator::Equal,

@@ -61,7 +61,8 @@ pub struct Driver {
 const MAX_STEPS_PER_SETTLE: usize = 100_000;
 
 impl Driver {
-    /// A driver for `profile` with upstream's sizes ([`Config::new`]), at time zero, with an empty cluster.
+    /// A driver for `profile` with upstream's sizes ([`Config::new`]), at time zero, with an
+    /// empty cluster.
     pub fn new(profile: Profile) -> Driver {
         Driver::with_config(Config::new(profile))
     }

@@ -188,7 +188,7 @@ pub enum WorkPhase {
     /// Attempt `attempt` (from 1) waits for the answer to `request`. `fetched`: the pod this
     /// attempt read, while the fixed design reads its node.
     Requesting {
-        /// The attempt number, from 1 (upstream makes `retries`, 5, attempts).
+        /// The attempt number, counted from 1.
         attempt: u32,
         /// The request awaiting its answer.
         request: ApiRequest,

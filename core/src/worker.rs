@@ -19,8 +19,8 @@ pub enum NodePhase {
     },
     /// Pods listed at `now` (the one `now` of the node), in name order; `pods[next]` is
     /// processed next (or, with no taints, cancelled by the short-circuit). Under
-    /// [`crate::Listing::Any`] a processed pod leaves the list instead and `next` stays 0, so a state
-    /// holds the set of pods still to do, whatever the order they were taken in.
+    /// [`crate::Listing::Any`] a processed pod leaves the list instead and `next` stays 0, so a
+    /// state holds the set of pods still to do, whatever the order they were taken in.
     Pods {
         /// The node's NoExecute taints as read in phase 1.
         taints: Arc<[Taint]>,
