@@ -60,7 +60,9 @@ impl fmt::Display for ResourceVersion {
 /// Ordered by namespace, then name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PodKey {
+    /// `metadata.namespace`.
     pub namespace: Name,
+    /// `metadata.name`.
     pub name: Name,
 }
 
@@ -133,6 +135,7 @@ fn head(s: &[u8]) -> u64 {
 }
 
 impl PodKey {
+    /// The key `namespace/name`.
     pub fn new(namespace: &str, name: &str) -> PodKey {
         PodKey {
             namespace: namespace.into(),
@@ -150,8 +153,11 @@ impl fmt::Display for PodKey {
 /// A taint's or toleration's effect (`TaintEffect` upstream).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum TaintEffect {
+    /// `NoSchedule`: pods that do not tolerate it are not scheduled; running pods stay.
     NoSchedule,
+    /// `PreferNoSchedule`: a scheduling preference only; never evicts.
     PreferNoSchedule,
+    /// `NoExecute`: the only effect taint eviction acts on.
     NoExecute,
     /// Any other string, including `""` on a taint. Validation rejects it; the matcher compares
     /// it byte-wise like any other effect. Only reachable with validation turned off.
@@ -159,6 +165,7 @@ pub enum TaintEffect {
 }
 
 impl TaintEffect {
+    /// Reads an effect as the API spells it; any other string becomes [`TaintEffect::Other`].
     pub fn parse(s: &str) -> TaintEffect {
         match s {
             "NoSchedule" => TaintEffect::NoSchedule,
@@ -168,6 +175,7 @@ impl TaintEffect {
         }
     }
 
+    /// The effect as the API spells it.
     pub fn as_str(&self) -> &str {
         match self {
             TaintEffect::NoSchedule => "NoSchedule",
@@ -187,8 +195,11 @@ impl fmt::Display for TaintEffect {
 /// A node taint. Identity (`MatchTaint`) is key + effect; value and `time_added` are payload.
 #[derive(Clone, Debug, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Taint {
+    /// The taint's key; part of its identity.
     pub key: Name,
+    /// The taint's value (may be empty); payload, not identity.
     pub value: Name,
+    /// The taint's effect; part of its identity.
     pub effect: TaintEffect,
     /// `timeAdded`; upstream's eviction controller ignores it (semantics §2.3 compares it only to
     /// detect changes).
@@ -226,6 +237,7 @@ impl Hash for Taint {
 }
 
 impl Taint {
+    /// A taint without `timeAdded`.
     pub fn new(key: &str, value: &str, effect: TaintEffect) -> Taint {
         Taint {
             key: key.into(),
@@ -244,7 +256,9 @@ impl Taint {
 /// A toleration's operator. Upstream treats `""` as `Equal`; we store it as `Equal`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Operator {
+    /// `Equal` (or `""`): the toleration's value equals the taint's.
     Equal,
+    /// `Exists`: any value of the key.
     Exists,
     /// Numeric "taint value < toleration value" (KEP-5471, gate `TaintTolerationComparisonOperators`).
     Lt,
@@ -255,6 +269,8 @@ pub enum Operator {
 }
 
 impl Operator {
+    /// Reads an operator as the API spells it (`""` is `Equal`); any other string becomes
+    /// [`Operator::Other`].
     pub fn parse(s: &str) -> Operator {
         match s {
             "" | "Equal" => Operator::Equal,
@@ -265,6 +281,7 @@ impl Operator {
         }
     }
 
+    /// The operator as the API spells it (`Equal` for one read from `""`).
     pub fn as_str(&self) -> &str {
         match self {
             Operator::Equal => "Equal",
@@ -281,7 +298,9 @@ impl Operator {
 pub struct Toleration {
     /// Empty matches every key, whatever the operator (semantics §1.1).
     pub key: Name,
+    /// How the taint's value is compared with `value`.
     pub operator: Operator,
+    /// The value `Equal`, `Lt` and `Gt` compare with; `Exists` ignores it.
     pub value: Name,
     /// `None` is the empty effect, which matches every effect.
     pub effect: Option<TaintEffect>,
@@ -329,7 +348,9 @@ impl Toleration {
 /// A node: its name and its taints in API order (order matters to matching, §1.3).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Node {
+    /// `metadata.name`.
     pub name: NodeName,
+    /// `spec.taints`, in API order.
     pub taints: Vec<Taint>,
 }
 
@@ -345,10 +366,13 @@ impl Node {
 /// A pod, reduced to what taint eviction reads.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Pod {
+    /// `metadata.namespace` and `metadata.name`: what upstream's timers and queues key by.
     pub key: PodKey,
+    /// `metadata.uid`: tells apart two incarnations of the same name.
     pub uid: Uid,
     /// `spec.nodeName`; `None` while the pod is pending (unbound).
     pub node_name: Option<NodeName>,
+    /// `spec.tolerations`, in API order.
     pub tolerations: Vec<Toleration>,
 }
 

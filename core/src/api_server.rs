@@ -11,7 +11,9 @@ use std::sync::Arc;
 /// The pod object a server holds under the request's name.
 #[derive(Clone, Copy, Debug)]
 pub struct StoredPod<'a> {
+    /// The object as stored.
     pub pod: &'a Pod,
+    /// Its current resourceVersion, which a request's precondition is checked against.
     pub version: ResourceVersion,
     /// Its status has the taint manager's `DisruptionTarget=True` condition.
     pub disruption_target: bool,
@@ -20,6 +22,7 @@ pub struct StoredPod<'a> {
 /// What the server must do to its store after answering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Write {
+    /// A read or a refused request: the store is unchanged.
     Nothing,
     /// Add the `DisruptionTarget` condition and move the pod to the answered resourceVersion.
     MarkDisruptionTarget,

@@ -14,7 +14,9 @@ use std::fmt::Write as _;
 /// An in-memory cluster: the API server's truth, and (in the driver) also the informer caches.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Cluster {
+    /// The nodes by name.
     pub nodes: BTreeMap<NodeName, Node>,
+    /// The pods by `namespace/name`.
     pub pods: BTreeMap<PodKey, Pod>,
 }
 
@@ -38,8 +40,11 @@ impl ClusterView for Cluster {
 /// The driver. Fields are public so tests can inspect everything.
 #[derive(Clone, Debug)]
 pub struct Driver {
+    /// The controller under test.
     pub controller: Controller,
+    /// The API server's objects, which are also the informer caches.
     pub cluster: Cluster,
+    /// The virtual clock.
     pub now: Time,
     /// Every effect, with the instant it was produced.
     pub log: Vec<(Time, Effect)>,
@@ -56,10 +61,13 @@ pub struct Driver {
 const MAX_STEPS_PER_SETTLE: usize = 100_000;
 
 impl Driver {
+    /// A driver for `profile` with upstream's sizes ([`Config::new`]), at time zero, with an
+    /// empty cluster.
     pub fn new(profile: Profile) -> Driver {
         Driver::with_config(Config::new(profile))
     }
 
+    /// A driver for `config`, at time zero, with an empty cluster.
     pub fn with_config(config: Config) -> Driver {
         Driver {
             controller: Controller::new(config),
@@ -82,6 +90,7 @@ impl Driver {
             .node_observed(old.as_ref(), Some(&node), self.now);
     }
 
+    /// Delete a node, delivering the informer event; nothing if it does not exist.
     pub fn delete_node(&mut self, name: &str) {
         if let Some(old) = self.cluster.nodes.remove(name) {
             self.controller.node_observed(Some(&old), None, self.now);
@@ -103,6 +112,7 @@ impl Driver {
             .pod_observed(old.as_ref(), Some(&pod), self.now);
     }
 
+    /// Delete a pod, delivering the informer event; nothing if it does not exist.
     pub fn delete_pod(&mut self, key: &PodKey) {
         if let Some(old) = self.cluster.pods.remove(key) {
             self.status.remove(key);
@@ -228,6 +238,7 @@ impl Driver {
         self.settle();
     }
 
+    /// Advance the clock by `by`, as [`Driver::advance_to`] does.
     pub fn advance(&mut self, by: Duration) {
         self.advance_to(self.now.plus(by));
     }

@@ -23,10 +23,12 @@ pub struct TimerId(pub u32);
 pub struct RequestId(pub u32);
 
 impl WorkId {
+    /// The work's timer.
     pub fn timer(self) -> TimerId {
         TimerId(self.0)
     }
 
+    /// The work's API request.
     pub fn request(self) -> RequestId {
         RequestId(self.0)
     }
@@ -47,11 +49,14 @@ pub enum EventKind {
 /// A recorded event. Spec: CORE-E1.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EventRecord {
+    /// The pod the event is about.
     pub pod: PodKey,
+    /// Which of the two events.
     pub kind: EventKind,
 }
 
 impl EventRecord {
+    /// The event's reason, [`EVENT_REASON`] for both.
     pub fn reason(&self) -> &'static str {
         EVENT_REASON
     }
@@ -90,7 +95,9 @@ impl Verb {
 /// A request the controller sends. Spec: CORE-E2.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ApiRequest {
+    /// The work's id, which the answer names ([`crate::Controller::api_responded`]).
     pub id: RequestId,
+    /// The API call.
     pub verb: Verb,
     /// The pod the work is for (for [`Verb::GetNode`], the pod whose node is read).
     pub pod: PodKey,
@@ -107,8 +114,11 @@ pub struct ApiRequest {
 /// has the taint manager's `DisruptionTarget` condition.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FetchedPod {
+    /// The object.
     pub pod: Pod,
+    /// Its resourceVersion, which the fixed design's PATCH and DELETE carry as a precondition.
     pub version: ResourceVersion,
+    /// Its status already has the `DisruptionTarget=True` condition.
     pub disruption_target: bool,
 }
 
@@ -123,6 +133,7 @@ pub enum ApiResult {
     Patched(ResourceVersion),
     /// The DELETE was applied.
     Deleted,
+    /// No object under the name (HTTP 404).
     NotFound,
     /// A UID or resourceVersion precondition did not hold (HTTP 409).
     PreconditionFailed,
@@ -133,7 +144,9 @@ pub enum ApiResult {
 /// A decision upstream logs (or our design takes), for explanations and the oracle. Spec: CORE-E4.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Decision {
+    /// The pod decided for.
     pub pod: PodKey,
+    /// What was decided.
     pub note: Note,
 }
 
@@ -143,13 +156,22 @@ pub enum Note {
     /// Not every taint is tolerated: cancel and delete now (§4.3 step 3).
     EvictNow,
     /// Work added, to fire at this instant.
-    Scheduled { fire_at: Time },
+    Scheduled {
+        /// When the work fires.
+        fire_at: Time,
+    },
     /// `AddWork` found the key present (live or nil entry) and skipped ("already existing").
     AlreadyExisting,
     /// An existing timer was kept unchanged (§4.3 step 7, N9).
-    KeptExisting { fire_at: Time },
+    KeptExisting {
+        /// When the kept timer fires.
+        fire_at: Time,
+    },
     /// Fixed design: the existing timer was moved to a recomputed deadline.
-    Rescheduled { fire_at: Time },
+    Rescheduled {
+        /// The recomputed deadline.
+        fire_at: Time,
+    },
     /// Every used toleration is forever and the work, if any, was cancelled.
     ToleratedForever,
     /// 1.18.6: every used toleration is forever, but a scheduled deletion is not cancelled (T1).
@@ -180,9 +202,17 @@ pub enum Effect {
     /// Send an API request; answer with [`crate::Controller::api_responded`].
     Api(ApiRequest),
     /// Arm (or re-arm) a timer; fire it with `Step::FireTimer` at `fire_at`. Spec: CORE-E3.
-    ArmTimer { id: TimerId, fire_at: Time },
+    ArmTimer {
+        /// The timer (the work's id).
+        id: TimerId,
+        /// When it fires.
+        fire_at: Time,
+    },
     /// Disarm a timer (upstream `Timer.Stop`).
-    CancelTimer { id: TimerId },
+    CancelTimer {
+        /// The timer (the work's id).
+        id: TimerId,
+    },
     /// A log-level note of a decision.
     Decision(Decision),
 }

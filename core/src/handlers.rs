@@ -185,7 +185,7 @@ fn note(pod: &PodKey, note: Note) -> Effect {
 /// Time is discrete here, so `CreatedAt == now` can happen where production clocks always give
 /// `CreatedAt < now` (N8); we follow production and keep the timer on equality.
 /// Under [`DeadlinePolicy::EarliestLegal`] steps 2 to 4 are one: the deadline is the earliest
-/// legal eviction from the controller's arrival record ([`Arrivals`]), `None` cancelling as
+/// legal eviction from the controller's arrival record ([`crate::Arrivals`]), `None` cancelling as
 /// step 3 does. Spec: CORE-A7, PROFILE-10.
 #[doc(alias = "processPodOnNode")]
 pub fn process_pod_on_node(

@@ -7,6 +7,7 @@ use crate::api::{Node, NodeName, Pod, PodKey};
 /// value, so the same pod under two node names is two keys (N5).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PodItem {
+    /// The event object's `namespace/name`.
     pub key: PodKey,
     /// `spec.nodeName` of the event's object; `None` is upstream's `""` (not yet bound).
     pub node_name: Option<NodeName>,

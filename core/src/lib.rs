@@ -45,6 +45,8 @@
 //! outstanding request ([`RequestId`]) carry the same number, so states that differ only in
 //! history compare equal. `ArmTimer` for an armed id replaces that timer.
 
+#![warn(missing_docs)]
+
 pub mod api;
 pub mod api_server;
 pub mod fx;

@@ -5,10 +5,13 @@ use crate::api::{NodeName, Pod, PodKey, Uid};
 use crate::intake::PodItem;
 
 /// A bijection on pods (their keys and the UIDs of their incarnations) and on nodes, applied to
-/// a state by [`Controller::rename`]. Spec: MODEL-SYM.
+/// a state by [`crate::Controller::rename`]. Spec: MODEL-SYM.
 pub trait Renaming {
+    /// The pod key `key` is renamed to.
     fn key(&self, key: &PodKey) -> PodKey;
+    /// The UID `uid` is renamed to.
     fn uid(&self, uid: &Uid) -> Uid;
+    /// The node name `node` is renamed to.
     fn node(&self, node: &NodeName) -> NodeName;
 
     /// The pod object under the renaming (its tolerations are not identities).
@@ -21,6 +24,7 @@ pub trait Renaming {
         }
     }
 
+    /// The pod work-queue item under the renaming.
     fn item(&self, item: &PodItem) -> PodItem {
         PodItem {
             key: self.key(&item.key),

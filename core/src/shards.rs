@@ -24,7 +24,9 @@ pub fn shard_of(node: &str, workers: usize) -> usize {
 /// among ready channels; the model offers every ready choice). Spec: CORE-A4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Pick {
+    /// The node channel's oldest item.
     Node,
+    /// The pod channel's oldest item.
     Pod,
 }
 
@@ -58,34 +60,42 @@ impl<T> Default for Channel<T> {
 }
 
 impl<T> Channel<T> {
+    /// An empty channel (no allocation).
     pub const fn new() -> Self {
         Channel(SmallVec::new_const())
     }
 
+    /// Send: append `item` (the caller checks the capacity).
     pub fn push_back(&mut self, item: T) {
         self.0.push(item);
     }
 
+    /// Receive: take the oldest item, if any.
     pub fn pop_front(&mut self) -> Option<T> {
         (!self.0.is_empty()).then(|| self.0.remove(0))
     }
 
+    /// The number of buffered items.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// Nothing buffered.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// Drop every buffered item.
     pub fn clear(&mut self) {
         self.0.clear();
     }
 
+    /// The buffered items, oldest first.
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.0.iter()
     }
 
+    /// The buffered items, oldest first, to change (renaming a state).
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
         self.0.iter_mut()
     }
@@ -103,8 +113,11 @@ impl<'a, T> IntoIterator for &'a Channel<T> {
 /// One shard: its two bounded channels and its worker. Spec: CORE-S5, CORE-S6.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Shard {
+    /// Upstream `nodeUpdateChannels[i]`.
     pub nodes: Channel<NodeName>,
+    /// Upstream `podUpdateChannels[i]`.
     pub pods: Channel<PodItem>,
+    /// The worker goroutine that reads both.
     pub worker: Worker,
 }
 
@@ -124,7 +137,7 @@ static IDLE: Shard = Shard {
 
 /// Every worker's shard, storing only the busy ones (in worker order): an oracle component or a
 /// model state clones, hashes and scans the one or two shards its pods' nodes map to, not all
-/// eight. Equal controllers store equal lists because every mutation ends with [`Shards::prune`].
+/// eight. Equal controllers store equal lists because every mutation ends with `Shards::prune`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Shards {
     count: usize,

@@ -47,6 +47,7 @@ fn hasher() -> impl Hasher {
 }
 
 impl<T> Shared<T> {
+    /// Shares `value`; its hash is computed on first use.
     pub fn new(value: T) -> Shared<T> {
         Shared {
             inner: Arc::new(Versioned {

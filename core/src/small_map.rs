@@ -22,10 +22,12 @@ pub const INLINE: usize = 2;
 
 type Entries<K, V> = SmallVec<[(K, V); INLINE]>;
 
+/// An ordered map from `K` to `V`: a sorted vector of up to [`FEW`] entries, a B-tree beyond.
 #[derive(Clone, Debug)]
 pub enum SmallMap<K, V> {
     /// Sorted by key, keys distinct, at most [`FEW`] entries.
     Few(Entries<K, V>),
+    /// A B-tree, holding more than half of [`FEW`] entries.
     Many(BTreeMap<K, V>),
 }
 
@@ -37,6 +39,7 @@ impl<K, V> Default for SmallMap<K, V> {
 }
 
 impl<K: Ord, V> SmallMap<K, V> {
+    /// An empty map (no allocation).
     #[inline]
     pub const fn new() -> Self {
         SmallMap::Few(SmallVec::new_const())
@@ -50,6 +53,7 @@ impl<K: Ord, V> SmallMap<K, V> {
         v.binary_search_by(|(k, _)| k.borrow().cmp(key))
     }
 
+    /// The value under `key`, if any.
     #[inline]
     pub fn get<Q: Ord + ?Sized>(&self, key: &Q) -> Option<&V>
     where
@@ -61,6 +65,7 @@ impl<K: Ord, V> SmallMap<K, V> {
         }
     }
 
+    /// The value under `key`, if any, to change.
     #[inline]
     pub fn get_mut<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<&mut V>
     where
@@ -72,6 +77,7 @@ impl<K: Ord, V> SmallMap<K, V> {
         }
     }
 
+    /// Whether `key` has a value.
     #[inline]
     pub fn contains_key<Q: Ord + ?Sized>(&self, key: &Q) -> bool
     where
@@ -119,6 +125,7 @@ impl<K: Ord, V> SmallMap<K, V> {
         }
     }
 
+    /// The number of entries.
     #[inline]
     pub fn len(&self) -> usize {
         match self {
@@ -127,6 +134,7 @@ impl<K: Ord, V> SmallMap<K, V> {
         }
     }
 
+    /// No entries.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -158,6 +166,7 @@ impl<K: Ord, V> SmallMap<K, V> {
         }
     }
 
+    /// The values in key order, to change.
     #[inline]
     pub fn values_mut(&mut self) -> ValuesMut<'_, K, V> {
         match self {
@@ -166,11 +175,13 @@ impl<K: Ord, V> SmallMap<K, V> {
         }
     }
 
+    /// The keys in order.
     #[inline]
     pub fn keys(&self) -> impl Iterator<Item = &K> {
         self.iter().map(|(k, _)| k)
     }
 
+    /// The values in key order.
     #[inline]
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.iter().map(|(_, v)| v)
@@ -179,8 +190,11 @@ impl<K: Ord, V> SmallMap<K, V> {
 
 /// Entries of a [`SmallMap`] in key order.
 pub enum Iter<'a, K, V> {
+    /// Over a vector map.
     Few(std::slice::Iter<'a, (K, V)>),
+    /// Over a whole B-tree map.
     Many(btree_map::Iter<'a, K, V>),
+    /// Over a B-tree map from a key on ([`SmallMap::range_from`]).
     Range(btree_map::Range<'a, K, V>),
 }
 
@@ -199,7 +213,9 @@ impl<'a, K, V> Iterator for Iter<'a, K, V> {
 
 /// The values of a [`SmallMap`] in key order, to change.
 pub enum ValuesMut<'a, K, V> {
+    /// Over a vector map.
     Few(std::slice::IterMut<'a, (K, V)>),
+    /// Over a B-tree map.
     Many(btree_map::ValuesMut<'a, K, V>),
 }
 
@@ -217,7 +233,9 @@ impl<'a, K, V> Iterator for ValuesMut<'a, K, V> {
 
 /// The entries of a [`SmallMap`] in key order, owned.
 pub enum IntoIter<K, V> {
+    /// Over a vector map.
     Few(smallvec::IntoIter<[(K, V); INLINE]>),
+    /// Over a B-tree map.
     Many(btree_map::IntoIter<K, V>),
 }
 

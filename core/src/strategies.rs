@@ -34,6 +34,7 @@ pub fn number() -> impl Strategy<Value = String> {
     prop::sample::select(vec!["0", "7", "950", "-3", "9223372036854775807"]).prop_map(str::to_owned)
 }
 
+/// The three effects the API accepts (never [`TaintEffect::Other`]).
 pub fn effect() -> impl Strategy<Value = TaintEffect> {
     prop_oneof![
         Just(TaintEffect::NoSchedule),

@@ -14,6 +14,7 @@ use std::fmt;
 pub struct Time(pub i64);
 
 impl Time {
+    /// The origin.
     pub const ZERO: Time = Time(0);
 
     /// `self + d`, saturating: deadlines beyond the representable range never fire.
@@ -21,6 +22,7 @@ impl Time {
         Time(self.0.saturating_add(d.0))
     }
 
+    /// Milliseconds since the origin.
     pub fn millis(self) -> i64 {
         self.0
     }
@@ -43,12 +45,15 @@ impl fmt::Display for Time {
 pub struct Duration(pub i64);
 
 impl Duration {
+    /// No time at all.
     pub const ZERO: Duration = Duration(0);
 
+    /// `s` seconds, saturating (`tolerationSeconds` is unbounded).
     pub fn from_secs(s: i64) -> Duration {
         Duration(s.saturating_mul(1000))
     }
 
+    /// The span in milliseconds.
     pub fn millis(self) -> i64 {
         self.0
     }

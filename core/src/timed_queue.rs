@@ -19,6 +19,7 @@ use std::sync::Arc;
 /// sooner than namespaces do, which keeps lookups cheap).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct WorkKey {
+    /// `namespace/name`, as `KeyFromWorkArgs` writes it.
     pub pod: PodKey,
     /// `Some` only under [`WorkKeyPolicy::Uid`].
     pub uid: Option<Uid>,
@@ -34,7 +35,9 @@ impl WorkKey {
 /// A borrowed [`WorkKey`], so the hot path looks entries up without cloning names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyView<'a> {
+    /// `namespace/name`.
     pub pod: &'a PodKey,
+    /// `Some` only under [`WorkKeyPolicy::Uid`].
     pub uid: Option<&'a Uid>,
 }
 
@@ -50,6 +53,7 @@ impl<'a> KeyView<'a> {
         }
     }
 
+    /// The owned key.
     pub fn to_key(self) -> WorkKey {
         WorkKey {
             pod: self.pod.clone(),
@@ -71,6 +75,7 @@ impl<'a> KeyView<'a> {
 /// Anything that reads as a work key: [`WorkKey`] and [`KeyView`]. The map is searched through
 /// `dyn AsKey`, so both look up the same entries.
 pub trait AsKey {
+    /// The key, borrowed.
     fn view(&self) -> KeyView<'_>;
 }
 
@@ -133,11 +138,17 @@ pub enum Entry {
     /// Upstream's nil entry: a work started at once is running (`work`), or, after a successful
     /// deletion under the tombstone policies, nothing (`None`). Either way `GetWorkerUnsafe` is
     /// nil, `CancelWork` returns false and `AddWork` skips.
-    Nil { work: Option<WorkId> },
+    Nil {
+        /// The running work, if any.
+        work: Option<WorkId>,
+    },
     /// A `TimedWorker` created at `created_at` to fire at `fire_at`; its work may have fired already.
     Timer {
+        /// `TimedWorker.CreatedAt`: the instant the delay is measured from.
         created_at: Time,
+        /// `TimedWorker.FireAt`: the instant the work is due.
         fire_at: Time,
+        /// The work the `TimedWorker` created.
         work: WorkId,
     },
 }
@@ -155,11 +166,15 @@ impl Entry {
 /// A work from creation to completion. Spec: CORE-S3.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Work {
+    /// The key of the entry that created it.
     pub key: WorkKey,
+    /// `createdAt` as `CreateWorker` got it.
     pub created_at: Time,
+    /// `fireAt`, which the work function receives.
     pub fire_at: Time,
     /// Set by a cancel that could not stop the timer (upstream `cancelled`, `008b3652`).
     pub cancelled: bool,
+    /// Where it is.
     pub phase: WorkPhase,
 }
 
@@ -173,15 +188,26 @@ pub enum WorkPhase {
     /// Attempt `attempt` (from 1) waits for the answer to `request`. `fetched`: the pod this
     /// attempt read, while the fixed design reads its node.
     Requesting {
+        /// The attempt number, counted from 1.
         attempt: u32,
+        /// The request awaiting its answer.
         request: ApiRequest,
+        /// The pod this attempt read, while the fixed design reads its node.
         fetched: Option<Arc<FetchedPod>>,
     },
     /// Attempt `attempt` failed; sleeping until `until`.
-    Backoff { attempt: u32, until: Time },
+    Backoff {
+        /// The attempt that failed, from 1.
+        attempt: u32,
+        /// When the sleep ends and the next attempt starts.
+        until: Time,
+    },
     /// The work function returned; the wrapped function's map update is next (a separate step,
     /// so that N3 and N4 can interleave).
-    Finished { outcome: Outcome },
+    Finished {
+        /// How the work function ended.
+        outcome: Outcome,
+    },
 }
 
 /// How a work function ended.
@@ -217,22 +243,27 @@ pub struct TimedQueue {
 }
 
 impl TimedQueue {
+    /// An empty queue.
     pub fn new() -> TimedQueue {
         TimedQueue::default()
     }
 
+    /// The entries by key (upstream `workers`).
     pub fn entries(&self) -> &SmallMap<WorkKey, Entry> {
         &self.entries
     }
 
+    /// The works by id, including those whose entry is gone.
     pub fn works(&self) -> &SmallMap<WorkId, Work> {
         &self.works
     }
 
+    /// The entry under `key` (upstream `workers[key]`), if any.
     pub fn entry(&self, key: &impl AsKey) -> Option<&Entry> {
         self.entries.get(key as &dyn AsKey)
     }
 
+    /// The work `id`, if it exists.
     pub fn work(&self, id: WorkId) -> Option<&Work> {
         self.works.get(&id)
     }

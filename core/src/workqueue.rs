@@ -35,6 +35,7 @@ impl<T: Ord + Clone> Default for WorkQueue<T> {
 }
 
 impl<T: Ord + Clone> WorkQueue<T> {
+    /// An empty queue.
     pub fn new() -> Self {
         Self::default()
     }
@@ -81,6 +82,7 @@ impl<T: Ord + Clone> WorkQueue<T> {
         self.queue.len()
     }
 
+    /// No key waiting to be handed out.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }

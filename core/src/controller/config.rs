@@ -5,6 +5,7 @@ use crate::profile::Profile;
 /// Controller configuration: the profile and upstream's sizes (semantics §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Config {
+    /// The upstream version or design whose behaviour the controller follows.
     pub profile: Profile,
     /// `UpdateWorkerSize`, 8 upstream.
     pub workers: usize,

@@ -85,6 +85,7 @@ impl Hash for Controller {
 }
 
 impl Controller {
+    /// A controller just started: empty queues and maps, every worker idle.
     pub fn new(config: Config) -> Controller {
         Controller {
             config,
@@ -100,30 +101,37 @@ impl Controller {
         }
     }
 
+    /// The configuration it was built with.
     pub fn config(&self) -> &Config {
         &self.config
     }
 
+    /// The profile it follows.
     pub fn profile(&self) -> &Profile {
         &self.config.profile
     }
 
+    /// Upstream `taintedNodes`: each tainted node's NoExecute taints. Spec: CORE-S1.
     pub fn tainted_nodes(&self) -> &TaintedNodes {
         &self.tainted_nodes
     }
 
+    /// The `TimedWorkerQueue` (upstream `taintEvictionQueue`). Spec: CORE-S2, CORE-S3.
     pub fn timed_queue(&self) -> &TimedQueue {
         &self.timed
     }
 
+    /// Upstream `nodeUpdateQueue`. Spec: CORE-S4.
     pub fn node_queue(&self) -> &WorkQueue<NodeName> {
         &self.node_queue
     }
 
+    /// Upstream `podUpdateQueue`. Spec: CORE-S4.
     pub fn pod_queue(&self) -> &WorkQueue<PodItem> {
         &self.pod_queue
     }
 
+    /// The workers and their channels. Spec: CORE-S5, CORE-S6.
     pub fn shards(&self) -> &Shards {
         &self.shards
     }

@@ -37,8 +37,11 @@ pub enum Step {
     /// the listed pod, counted from the next one in name order: always 0 except under
     /// [`Listing::Any`]. Spec: CORE-A4..A7.
     WorkerContinue {
+        /// The worker taking the step.
         worker: usize,
+        /// The immediate path's outcome, if the step reaches one.
         immediate: Immediate,
+        /// Which listed pod to process, counted from the next one in name order.
         pick: u16,
     },
     /// A due timer fires (eviction timer or backoff). Spec: CORE-A11.
