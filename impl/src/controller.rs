@@ -271,8 +271,7 @@ impl Shared {
     /// before dispatchers, so that an item is handled before the next is dispatched.
     fn next_step(&self, s: &State, actor: Actor) -> Option<Step> {
         let mut steps: Vec<Step> = Vec::new();
-        s.core.enabled_steps(self.timers.now(), &mut steps);
-        steps.retain(|step| !matches!(step.actor(), Actor::Work(_)));
+        s.core.enabled_handler_steps(&mut steps);
         Step::resolve_immediate(&mut steps, TWO_NOWS);
         if self.serial {
             let next = steps
@@ -390,7 +389,7 @@ impl Shared {
     /// completion) runs on its own "goroutine": a timer-service callback at `now`.
     fn schedule_work_steps(self: &Arc<Self>, s: &mut State, now: Time) {
         let mut steps: Vec<Step> = Vec::new();
-        s.core.enabled_steps(now, &mut steps);
+        s.core.enabled_work_steps(now, &mut steps);
         for step in steps {
             if matches!(step, Step::StartWork(_) | Step::CompleteWork(_))
                 && s.scheduled.insert(step.clone())

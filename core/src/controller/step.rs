@@ -111,6 +111,14 @@ impl Controller {
     /// due timers, work starts and completions by id. Under [`ImmediatePath::TwoNows`] a worker
     /// step that may reach the immediate path is offered once per [`Immediate`] outcome.
     pub fn enabled_steps<A: From<Step>>(&self, now: Time, out: &mut Vec<A>) {
+        self.enabled_handler_steps(out);
+        self.enabled_work_steps(now, out);
+    }
+
+    /// The dispatchers' and workers' enabled steps, in [`Controller::enabled_steps`]' order:
+    /// what a runtime whose timers and work goroutines run elsewhere asks for, without a scan of
+    /// every work.
+    pub fn enabled_handler_steps<A: From<Step>>(&self, out: &mut Vec<A>) {
         if self.dispatch_enabled(self.node_held.as_deref(), self.node_queue.len(), true) {
             out.push(Step::DispatchNode.into());
         }
@@ -157,6 +165,11 @@ impl Controller {
                 }
             }
         }
+    }
+
+    /// The timers due at `now` and the works' start and completion steps, in
+    /// [`Controller::enabled_steps`]' order.
+    pub fn enabled_work_steps<A: From<Step>>(&self, now: Time, out: &mut Vec<A>) {
         for (id, w) in self.timed.works() {
             if w.timer_due().is_some_and(|due| due <= now) {
                 out.push(Step::FireTimer(id.timer()).into());
