@@ -38,12 +38,19 @@ pub use verdict::{BadInput, Error, Expected, Result, Summary, Violation};
 use crate::profile::Profile;
 use crate::time::Duration;
 
+/// The default bound on how long one step of a work goroutine, or the event recorder's
+/// delivery of an event, may take (ORACLE-11).
+pub const DEFAULT_STEP_SLACK: Duration = Duration(100);
+
 /// How to check a trace.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     pub profile: Profile,
     /// `D`: an API change reaches the controller, and a due timer fires, within this bound.
     pub latency_bound: Duration,
+    /// `S`: a work goroutine's next step comes within this of the previous one (or of the
+    /// answer it waited for), and an event reaches the trace within this of its emission.
+    pub step_slack: Duration,
     /// Worker shards of the controller (upstream: 8).
     pub workers: usize,
     /// What the trace records; `None`: as its header says (TRACE-7).
@@ -59,6 +66,7 @@ impl Options {
         Options {
             profile,
             latency_bound,
+            step_slack: DEFAULT_STEP_SLACK,
             workers: 8,
             observe: None,
             max_states: 100_000,
