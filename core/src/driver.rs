@@ -158,17 +158,9 @@ impl Driver {
     }
 
     fn respond(&mut self, requests: Vec<super::ApiRequest>) {
-        let mut effects = Vec::new();
         for request in requests {
             let result = self.answer(&request);
-            self.controller.api_responded(
-                request.id,
-                result,
-                &self.cluster,
-                self.now,
-                &mut effects,
-            );
-            self.record(&mut effects);
+            self.controller.api_responded(request.id, result);
         }
     }
 

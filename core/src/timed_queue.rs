@@ -3,7 +3,7 @@
 //! entry is clobbered or deleted, its work keeps running or stays armed (N4, an orphaned timer).
 //! Spec: CORE-S2, CORE-S3, CORE-A8..CORE-A10.
 
-use super::effect::{ApiRequest, Effect, FetchedPod, WorkId};
+use super::effect::{ApiRequest, ApiResult, Effect, FetchedPod, WorkId};
 use super::work_ids::WorkIds;
 use crate::api::{str_cmp, PodKey, Uid};
 use crate::profile::{CancelFlag, CompletionPolicy, Profile, WorkKeyPolicy};
@@ -185,6 +185,10 @@ pub enum WorkPhase {
     Armed,
     /// The timer fired (or the delay was ≤ 0): the goroutine exists but has not started.
     Spawned,
+    /// The goroutine emitted "Marking for deletion"; its first request is a separate step
+    /// (upstream logs and enters `addConditionAndDeletePod` in between, and any other goroutine
+    /// may run there). Spec: CORE-A12.
+    Marked,
     /// Attempt `attempt` (from 1) waits for the answer to `request`. `fetched`: the pod this
     /// attempt read, while the fixed design reads its node.
     Requesting {
@@ -194,6 +198,19 @@ pub enum WorkPhase {
         request: ApiRequest,
         /// The pod this attempt read, while the fixed design reads its node.
         fetched: Option<Arc<FetchedPod>>,
+    },
+    /// The answer `result` to `request` arrived; the goroutine's reaction (the next request,
+    /// a backoff, or returning) is a separate step (upstream builds and compares the status
+    /// in between, and any other goroutine may run there). Spec: CORE-A13.
+    Answered {
+        /// The attempt number, counted from 1.
+        attempt: u32,
+        /// The request answered.
+        request: ApiRequest,
+        /// The pod this attempt read, while the fixed design reads its node.
+        fetched: Option<Arc<FetchedPod>>,
+        /// The answer.
+        result: ApiResult,
     },
     /// Attempt `attempt` failed; sleeping until `until`.
     Backoff {
@@ -380,6 +397,7 @@ impl TimedQueue {
         let deleting = |id: WorkId| {
             self.works.get(&id).is_some_and(|w| {
                 matches!(&w.phase, WorkPhase::Requesting { request, .. }
+                    | WorkPhase::Answered { request, .. }
                     if request.verb == super::effect::Verb::Delete)
             })
         };
@@ -422,7 +440,9 @@ impl TimedQueue {
         work.cancelled = true;
         match &work.phase {
             WorkPhase::Spawned => true,
-            WorkPhase::Requesting { request, .. } => {
+            // Its flag is read before its next request only under `BeforeEveryRequest`.
+            WorkPhase::Marked => profile.cancel_flag == CancelFlag::BeforeEveryRequest,
+            WorkPhase::Requesting { request, .. } | WorkPhase::Answered { request, .. } => {
                 profile.cancel_flag == CancelFlag::BeforeEveryRequest
                     && request.verb != super::effect::Verb::Delete
             }
@@ -537,7 +557,17 @@ impl TimedQueue {
             .collect();
         for work in self.works.values_mut() {
             work.key = key(&work.key);
+            if let WorkPhase::Answered { result, .. } = &mut work.phase {
+                match result {
+                    ApiResult::Pod(f) => Arc::make_mut(f).pod = r.pod(&f.pod),
+                    ApiResult::Node(n) => Arc::make_mut(n).name = r.node(&n.name),
+                    _ => {}
+                }
+            }
             if let WorkPhase::Requesting {
+                request, fetched, ..
+            }
+            | WorkPhase::Answered {
                 request, fetched, ..
             } = &mut work.phase
             {
@@ -591,7 +621,9 @@ impl TimedQueue {
             .into_iter()
             .map(|(id, mut w)| {
                 let id = to(id);
-                if let WorkPhase::Requesting { request, .. } = &mut w.phase {
+                if let WorkPhase::Requesting { request, .. } | WorkPhase::Answered { request, .. } =
+                    &mut w.phase
+                {
                     request.id = super::effect::RequestId(id.0);
                 }
                 (id, w)

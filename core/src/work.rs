@@ -1,6 +1,8 @@
 //! The work function (upstream `deletePodHandler`, semantics §6) as steps: timer fire, start
-//! (cancelled-flag check, "Marking for deletion"), one request per API call of each attempt,
-//! backoff between attempts, then the outcome that the completion step writes to the map.
+//! (cancelled-flag check, "Marking for deletion"), then one step per request sent and one per
+//! answer taken in, backoff between attempts, then the outcome that the completion step writes
+//! to the map. Each step ends where upstream's goroutine may be preempted by another (after
+//! the event, between an answer and the next request), so a handler's cancel can land there.
 //! Spec: CORE-A11..CORE-A14.
 
 use super::context::Context;
@@ -80,34 +82,62 @@ pub fn start_work(
         pod,
         kind: EventKind::MarkingForDeletion,
     }));
-    begin_attempt(queue, id, 1, cx, out);
+    if let Some(work) = queue.work_mut(id) {
+        work.phase = WorkPhase::Marked;
+    }
     true
 }
 
-/// The API server answered `request`. Returns false if no work awaits it. Spec: CORE-A13.
-pub fn responded(
+/// The API server answered `request`: the answer waits for the work's next step
+/// ([`continue_work`]). Returns false if no work awaits it. Spec: CORE-A13.
+pub fn responded(queue: &mut TimedQueue, request: RequestId, result: ApiResult) -> bool {
+    let Some(work) = queue.work_mut(WorkId(request.0)) else {
+        return false;
+    };
+    let WorkPhase::Requesting {
+        attempt,
+        request,
+        fetched,
+    } = std::mem::replace(&mut work.phase, WorkPhase::Marked)
+    else {
+        return false;
+    };
+    work.phase = WorkPhase::Answered {
+        attempt,
+        request,
+        fetched,
+        result,
+    };
+    true
+}
+
+/// A running work's goroutine takes its next step: after "Marking for deletion", the first
+/// attempt's first request; after an answer, the next request, a backoff, or returning.
+/// Returns false if the work is not at such a point. Spec: CORE-A12, CORE-A13.
+pub fn continue_work(
     queue: &mut TimedQueue,
-    request: RequestId,
-    result: ApiResult,
+    id: WorkId,
     cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) -> bool {
     let (profile, now) = (cx.profile, cx.now);
-    let id = WorkId(request.0);
-    let Some(Work {
-        phase:
-            WorkPhase::Requesting {
-                attempt,
-                request,
-                fetched,
-            },
-        key,
-        ..
-    }) = queue.work(id)
-    else {
+    let Some(work) = queue.work(id) else {
         return false;
     };
-    let (attempt, sent, fetched) = (*attempt, request.clone(), fetched.clone());
+    let (attempt, sent, fetched, result) = match &work.phase {
+        WorkPhase::Marked => {
+            begin_attempt(queue, id, 1, cx, out);
+            return true;
+        }
+        WorkPhase::Answered {
+            attempt,
+            request,
+            fetched,
+            result,
+        } => (*attempt, request.clone(), fetched.clone(), result.clone()),
+        _ => return false,
+    };
+    let key = &work.key;
     let decided = key.uid.clone();
     let live_read = profile.delete_sequence == DeleteSequence::LiveReadPatchDelete;
     let next = match (result, &sent.verb) {

@@ -324,23 +324,19 @@ impl Shared {
         });
     }
 
-    /// The API server's answer to `request` goes back to its work (CORE-A13).
+    /// The API server's answer to `request` goes back to its work, which takes it in at its
+    /// next step (CORE-A13).
     fn responded(
         self: &Arc<Self>,
         request: &ApiRequest,
         result: taintcheck_model::core::ApiResult,
     ) {
-        self.informers().read(|cache| {
-            let mut s = lock(&self.state);
-            if s.stopped {
-                return;
-            }
-            let now = self.timers.now();
-            let mut out = Vec::new();
-            s.core
-                .api_responded(request.id, result, &self.mutant.view(cache), now, &mut out);
-            self.perform(&mut s, out, now);
-        });
+        let mut s = lock(&self.state);
+        if s.stopped {
+            return;
+        }
+        s.core.api_responded(request.id, result);
+        self.perform(&mut s, Vec::new(), self.timers.now());
     }
 
     /// Performs the core's effects (RT-CTL-3): timers first, in the order the core emitted them
@@ -385,14 +381,17 @@ impl Shared {
         self.settle(s);
     }
 
-    /// Each work step the core now offers (a spawned work's start, a finished work's
-    /// completion) runs on its own "goroutine": a timer-service callback at `now`.
+    /// Each work step the core now offers (a spawned work's start, a running work's next step,
+    /// a finished work's completion) runs on its own "goroutine": a timer-service callback at
+    /// `now`.
     fn schedule_work_steps(self: &Arc<Self>, s: &mut State, now: Time) {
         let mut steps: Vec<Step> = Vec::new();
         s.core.enabled_work_steps(now, &mut steps);
         for step in steps {
-            if matches!(step, Step::StartWork(_) | Step::CompleteWork(_))
-                && s.scheduled.insert(step.clone())
+            if matches!(
+                step,
+                Step::StartWork(_) | Step::ContinueWork(_) | Step::CompleteWork(_)
+            ) && s.scheduled.insert(step.clone())
             {
                 let me = self.clone();
                 self.timers.arm(now, Box::new(move || me.work_step(step)));

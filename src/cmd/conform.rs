@@ -10,7 +10,7 @@ use serde_json::json;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use taintcheck_model::oracle::{witness, Error, Options, Oracle, Violation};
+use taintcheck_model::oracle::{witness, Error, Options, Oracle, Violation, DEFAULT_STEP_SLACK};
 use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::parse_duration;
 use taintcheck_model::time::{Duration, Time};
@@ -27,6 +27,12 @@ pub struct ConformArgs {
     /// D: an API change reaches the controller, and a due timer fires, within D ms.
     #[arg(long, default_value_t = 1000, value_name = "D", value_parser = non_negative_ms())]
     latency_bound_ms: i64,
+    /// S: a deletion work's next step (the request after its event, the reaction to an answer)
+    /// comes within S ms of the previous one, and an event reaches the trace within S ms of its
+    /// emission (specs/oracle.md, ORACLE-11).
+    #[arg(long, default_value_t = DEFAULT_STEP_SLACK.0, value_name = "S",
+          value_parser = non_negative_ms())]
+    step_slack_ms: i64,
     /// The trace claims nothing happened after its last line until this instant (e.g. `400s`):
     /// deadlines up to it are checked too.
     #[arg(long, value_name = "INSTANT")]
@@ -96,7 +102,8 @@ pub fn run(args: &ConformArgs) -> ExitCode {
                 },
             };
             profile = Some(p);
-            let options = Options::new(p, Duration(args.latency_bound_ms));
+            let mut options = Options::new(p, Duration(args.latency_bound_ms));
+            options.step_slack = Duration(args.step_slack_ms);
             oracle = Some(Oracle::with_options(options));
         }
         let o = oracle.as_mut().expect("created at the first record");

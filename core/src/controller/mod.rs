@@ -6,8 +6,7 @@
 
 use crate::api::{Node, NodeName, Pod};
 use crate::arrivals::Arrivals;
-use crate::context::Context;
-use crate::effect::{ApiRequest, ApiResult, Effect, RequestId};
+use crate::effect::{ApiRequest, ApiResult, RequestId};
 use crate::handlers::TaintedNodes;
 use crate::intake::{self, PodItem};
 use crate::profile::Profile;
@@ -17,7 +16,6 @@ use crate::time::Time;
 use crate::timed_queue::{TimedQueue, WorkPhase};
 use crate::work;
 use crate::workqueue::WorkQueue;
-use crate::ClusterView;
 use std::hash::{Hash, Hasher};
 
 mod config;
@@ -188,22 +186,10 @@ impl Controller {
         Some(item)
     }
 
-    /// The API server answered `request` (see [`Controller::pending_requests`]). Spec: CORE-A13.
-    pub fn api_responded(
-        &mut self,
-        request: RequestId,
-        result: ApiResult,
-        view: &impl ClusterView,
-        now: Time,
-        out: &mut Vec<Effect>,
-    ) {
-        let cx = Context {
-            profile: &self.config.profile,
-            view,
-            arrivals: &self.arrivals,
-            now,
-        };
-        work::responded(self.timed.make_mut(), request, result, cx, out);
+    /// The API server answered `request` (see [`Controller::pending_requests`]); the work
+    /// reacts in its next step ([`Step::ContinueWork`]). Spec: CORE-A13.
+    pub fn api_responded(&mut self, request: RequestId, result: ApiResult) {
+        work::responded(self.timed.make_mut(), request, result);
     }
 
     /// The requests sent and not yet answered, by id.

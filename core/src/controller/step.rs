@@ -48,6 +48,9 @@ pub enum Step {
     FireTimer(TimerId),
     /// A spawned work goroutine starts. Spec: CORE-A12.
     StartWork(WorkId),
+    /// A running work goroutine's next step: its first request after "Marking for deletion",
+    /// or its reaction to an answer (next request, backoff, return). Spec: CORE-A12, CORE-A13.
+    ContinueWork(WorkId),
     /// A finished work's wrapped function updates the map. Spec: CORE-A10.
     CompleteWork(WorkId),
 }
@@ -62,7 +65,9 @@ impl Step {
             Step::WorkerTakeNode(w) | Step::WorkerTakePod(w) => Actor::Worker(w),
             Step::WorkerContinue { worker, .. } => Actor::Worker(worker),
             Step::FireTimer(timer) => Actor::Work(WorkId(timer.0)),
-            Step::StartWork(id) | Step::CompleteWork(id) => Actor::Work(id),
+            Step::StartWork(id) | Step::ContinueWork(id) | Step::CompleteWork(id) => {
+                Actor::Work(id)
+            }
         }
     }
 
@@ -108,7 +113,7 @@ impl Controller {
     }
 
     /// Every step enabled at `now`, in a fixed order: dispatchers, then workers by index, then
-    /// due timers, work starts and completions by id. Under [`ImmediatePath::TwoNows`] a worker
+    /// due timers, work starts, continuations and completions by id. Under [`ImmediatePath::TwoNows`] a worker
     /// step that may reach the immediate path is offered once per [`Immediate`] outcome.
     pub fn enabled_steps<A: From<Step>>(&self, now: Time, out: &mut Vec<A>) {
         self.enabled_handler_steps(out);
@@ -167,7 +172,7 @@ impl Controller {
         }
     }
 
-    /// The timers due at `now` and the works' start and completion steps, in
+    /// The timers due at `now` and the works' start, continuation and completion steps, in
     /// [`Controller::enabled_steps`]' order.
     pub fn enabled_work_steps<A: From<Step>>(&self, now: Time, out: &mut Vec<A>) {
         for (id, w) in self.timed.works() {
@@ -178,6 +183,11 @@ impl Controller {
         for (id, w) in self.timed.works() {
             if w.phase == WorkPhase::Spawned {
                 out.push(Step::StartWork(*id).into());
+            }
+        }
+        for (id, w) in self.timed.works() {
+            if matches!(w.phase, WorkPhase::Marked | WorkPhase::Answered { .. }) {
+                out.push(Step::ContinueWork(*id).into());
             }
         }
         for (id, w) in self.timed.works() {
@@ -310,6 +320,15 @@ impl Controller {
                     now,
                 };
                 work::start_work(self.timed.make_mut(), id, cx, out);
+            }
+            Step::ContinueWork(id) => {
+                let cx = Context {
+                    profile: &profile,
+                    view,
+                    arrivals: &self.arrivals,
+                    now,
+                };
+                work::continue_work(self.timed.make_mut(), id, cx, out);
             }
             Step::CompleteWork(id) => {
                 self.timed.make_mut().complete(id, &profile);

@@ -392,7 +392,8 @@ fn readded_taint_during_patch_rearms_the_work() {
             break req;
         }
         let answer = crate::api_server::answer_from_view(&req, &view);
-        c.api_responded(req.id, answer, &view, Time(10_000), &mut out);
+        c.api_responded(req.id, answer);
+        c.step(continue_work(req.id), &view, Time(10_000), &mut out);
     };
     let clean = Node {
         name: "node1".into(),
@@ -402,7 +403,8 @@ fn readded_taint_during_patch_rearms_the_work() {
     c.node_observed(Some(&clean), Some(&tainted("node1")), Time(10_000));
     out.clear();
     let patched = ApiResult::Patched(crate::api::ResourceVersion(2));
-    c.api_responded(patch.id, patched, &view, Time(10_000), &mut out);
+    c.api_responded(patch.id, patched);
+    c.step(continue_work(patch.id), &view, Time(10_000), &mut out);
     assert_eq!(deletes(&out), 0, "{out:?}");
     assert_eq!(
         notes(&out),
@@ -579,7 +581,7 @@ mod explore {
                                 2 => ApiResult::PreconditionFailed,
                                 _ => crate::api_server::answer_from_view(&req, &view),
                             };
-                            c.api_responded(req.id, result, &view, now, &mut out);
+                            c.api_responded(req.id, result);
                         }
                     }
                     Op::Tick(ms) => now = now.plus(crate::time::Duration(i64::from(ms))),
@@ -589,4 +591,9 @@ mod explore {
             }
         }
     }
+}
+
+/// The step in which the work that sent `request` takes its answer in.
+fn continue_work(request: crate::RequestId) -> Step {
+    Step::ContinueWork(crate::WorkId(request.0))
 }

@@ -90,6 +90,7 @@ fn controller_step(step: &Step) -> String {
         }
         Step::FireTimer(id) => format!("timer #{} fires", id.0),
         Step::StartWork(id) => format!("work #{} starts", id.0),
+        Step::ContinueWork(id) => format!("work #{} takes its next step", id.0),
         Step::CompleteWork(id) => format!("work #{} completes (map update)", id.0),
     }
 }

@@ -14,7 +14,9 @@ use super::state::{dedup, Pending, State};
 use super::truth::Truth;
 use crate::api::{Node, NodeName, Pod};
 use crate::api_server::{self, StoredPod, Write};
-use crate::core::{ApiRequest, ApiResult, Config, Effect, Step, WorkPhase};
+use crate::core::{
+    Actor, ApiRequest, ApiResult, Config, Effect, EventRecord, Step, WorkId, WorkPhase,
+};
 use crate::fx::FxBuild;
 use crate::time::{Duration, Time};
 use crate::trace::RequestVerb;
@@ -52,6 +54,8 @@ pub struct Machine {
     pub config: Config,
     /// An API change is delivered, a due timer fires, within this bound. Spec: ORACLE-4.
     pub bound: Duration,
+    /// A work goroutine's next step, and an event's delivery, within this. Spec: ORACLE-11.
+    pub slack: Duration,
     pub observe: Observe,
     /// `expect`: the controller's successful DELETEs change this behaviour's own view of the
     /// API server (the pod is gone), instead of being matched against trace lines.
@@ -60,8 +64,8 @@ pub struct Machine {
 
 impl Machine {
     /// Every move from `s` at `now`, into `out`: an informer delivery (per kind, in order) or
-    /// an enabled controller step. A state that owes outputs does not move until the trace shows
-    /// them: the outputs of one step are contiguous in a trace. Spec: ORACLE-3.
+    /// an enabled controller step. A state that owes a request does not move until the trace
+    /// shows it; events in flight do not hold it (ORACLE-11). Spec: ORACLE-3.
     fn moves(&self, s: &State, now: Time, sc: &mut Scratch) {
         sc.moves.clear();
         if !s.owed.is_empty() {
@@ -84,7 +88,7 @@ impl Machine {
         // Every step makes progress; the bound only guards against a step that would not.
         for _ in 0..CHAIN_LIMIT {
             self.moves(&s, now, sc);
-            let forced = matches!(sc.moves.as_slice(), [Move::Step(_)]) && !s.pipeline_idle();
+            let forced = matches!(sc.moves.as_slice(), [Move::Step(_)]) && !self.may_leave(&s, now);
             if !forced {
                 return s;
             }
@@ -104,9 +108,14 @@ impl Machine {
             Move::DeliverNode => s.deliver_node(now),
             Move::DeliverPod => s.deliver_pod(now),
             Move::Step(step) => {
+                let acted = match step.actor() {
+                    Actor::Work(id) => Some(id),
+                    _ => None,
+                };
                 let mut effects = Vec::new();
                 s.ctrl.make_mut().step(step, &*s.cache, now, &mut effects);
                 self.absorb(&mut s, effects, now, truth);
+                s.track(now, acted);
             }
         }
         s
@@ -125,27 +134,24 @@ impl Machine {
         next.push(self.apply(s, last, now, truth));
     }
 
-    /// Turns effects into owed outputs; requests the trace does not observe are answered at
-    /// once from the API state (`truth`), which may send the next request.
-    pub fn absorb(&self, s: &mut State, mut effects: Vec<Effect>, now: Time, truth: &Truth) {
-        loop {
-            for e in effects.drain(..) {
-                match e {
-                    Effect::Event(ev) if self.observe.events => s.owed.push_back(Output::Event(ev)),
-                    Effect::Api(r) if self.observe.requests => s.owed.push_back(Output::Request(r)),
-                    _ => {}
-                }
+    /// Turns effects into outputs owed or in flight; requests the trace does not observe are
+    /// answered at once from the API state (`truth`): the work takes the answer in at its next
+    /// step.
+    pub fn absorb(&self, s: &mut State, effects: Vec<Effect>, now: Time, truth: &Truth) {
+        for e in effects {
+            match e {
+                Effect::Event(ev) if self.observe.events => s.events.push_back((now, ev)),
+                Effect::Api(r) if self.observe.requests => s.owed.push_back(Output::Request(r)),
+                _ => {}
             }
-            if self.observe.requests {
-                return;
-            }
-            let Some(request) = s.ctrl.pending_requests().next().cloned() else {
-                return;
-            };
+        }
+        if self.observe.requests {
+            return;
+        }
+        let pending: Vec<ApiRequest> = s.ctrl.pending_requests().cloned().collect();
+        for request in pending {
             let result = self.answer(s, &request, now, truth);
-            s.ctrl
-                .make_mut()
-                .api_responded(request.id, result, &*s.cache, now, &mut effects);
+            s.ctrl.make_mut().api_responded(request.id, result);
         }
     }
 
@@ -204,12 +210,14 @@ impl Machine {
         result
     }
 
-    /// Whether `s` may leave the instant `now` (ORACLE-4): it owes nothing, its pipeline is
-    /// idle, and no delivery or timer is at its latency bound.
+    /// Whether `s` may leave the instant `now` (ORACLE-4, ORACLE-11): it owes no request, its
+    /// handlers are idle, no delivery or timer is at its latency bound, and no event in flight
+    /// or running work's next step is at its step slack.
     pub fn may_leave(&self, s: &State, now: Time) -> bool {
         let due = |at: Time| at.plus(self.bound) <= now;
         s.owed.is_empty()
-            && s.pipeline_idle()
+            && s.ctrl.handlers_idle()
+            && s.slack_due(self.slack).all(|at| at > now)
             && !s.undelivered().any(due)
             && s.ctrl
                 .timed_queue()
@@ -223,18 +231,24 @@ impl Machine {
     }
 
     /// The next instant after `now` at which `s` may or must act silently (ORACLE-5): a
-    /// delivery's bound, a timer's due time and its bound.
+    /// delivery's bound, a timer's due time and its bound, a step slack's end.
     pub fn next_instant(&self, s: &State, now: Time) -> Option<Time> {
         let b = self.bound;
         let deliveries = s.undelivered().map(|at| at.plus(b));
         let timers = s.timers().flat_map(|due| [due, due.plus(b)]);
-        deliveries.chain(timers).filter(|t| *t > now).min()
+        let slack = s.slack_due(self.slack);
+        deliveries
+            .chain(timers)
+            .chain(slack)
+            .filter(|t| *t > now)
+            .min()
     }
 
     /// The earliest instant at which `s` may be forced to act (for waking idle components).
     pub fn deadline(&self, s: &State) -> Option<Time> {
         let b = self.bound;
-        s.undelivered().chain(s.timers()).map(|t| t.plus(b)).min()
+        let bounds = s.undelivered().chain(s.timers()).map(|t| t.plus(b));
+        bounds.chain(s.slack_due(self.slack)).min()
     }
 
     /// Every state reachable from `from` by silent moves at `now` that may leave `now`.
@@ -255,13 +269,13 @@ impl Machine {
         visited.admit(&mut sc.next, &mut stack);
         let mut out = Vec::new();
         while let Some(s) = stack.pop() {
-            if let Some(head) = s.owed.front() {
-                record(death, now, head);
+            if let Some(head) = self.overdue(&s, now) {
+                record(death, now, &head);
                 continue;
             }
             let s = self.chain(s, now, truth, &mut sc);
-            if let Some(head) = s.owed.front() {
-                record(death, now, head);
+            if let Some(head) = self.overdue(&s, now) {
+                record(death, now, &head);
                 continue;
             }
             let leave = self.may_leave(&s, now);
@@ -315,6 +329,16 @@ impl Machine {
         dedup(arrived)
     }
 
+    /// An output `s` can no longer show after `now`: a request it owes, or an event in flight
+    /// whose step slack ends by `now`.
+    fn overdue(&self, s: &State, now: Time) -> Option<Output> {
+        let late = |(at, _): &&(Time, EventRecord)| at.plus(self.slack) <= now;
+        s.owed.front().cloned().or_else(|| {
+            let (_, event) = s.events.iter().find(late)?;
+            Some(Output::Event(event.clone()))
+        })
+    }
+
     /// The states in which `seen` is the next output, reached by silent moves at `now`.
     /// `alternatives` collects the outputs the frontier could have shown instead.
     pub fn produce(
@@ -333,7 +357,13 @@ impl Machine {
         };
         visited.admit(&mut sc.next, &mut stack);
         let mut out = Vec::new();
+        let in_flight = |s: &State| s.events.iter().position(|(_, e)| seen.shows(e));
         while let Some(mut s) = stack.pop() {
+            if let Some(i) = in_flight(&s) {
+                s.events.remove(i);
+                out.push(s);
+                continue;
+            }
             match s.owed.front() {
                 Some(head) if head.matches(seen) => {
                     if let (Output::Request(r), Seen::Request { id, .. }) = (head, seen) {
@@ -349,7 +379,7 @@ impl Machine {
                 }
                 None => {
                     let s = self.chain(s, now, truth, &mut sc);
-                    if !s.owed.is_empty() {
+                    if !s.owed.is_empty() || in_flight(&s).is_some() {
                         stack.push(s);
                         continue;
                     }
@@ -363,14 +393,7 @@ impl Machine {
 
     /// The API server answered the trace's request `id`: delivered to the work that sent it.
     /// A state that owes outputs, or whose request is not pending, does not explain it.
-    pub fn respond(
-        &self,
-        from: Vec<State>,
-        now: Time,
-        truth: &Truth,
-        id: u64,
-        result: &ApiResult,
-    ) -> Vec<State> {
+    pub fn respond(&self, from: Vec<State>, now: Time, id: u64, result: &ApiResult) -> Vec<State> {
         let mut out = Vec::new();
         for mut s in from {
             let Some(request) = s.sent.remove(&id) else {
@@ -381,11 +404,8 @@ impl Machine {
             if !s.owed.is_empty() || !s.ctrl.pending_requests().any(|r| r.id == request) {
                 continue;
             }
-            let mut effects = Vec::new();
-            s.ctrl
-                .make_mut()
-                .api_responded(request, result.clone(), &*s.cache, now, &mut effects);
-            self.absorb(&mut s, effects, now, truth);
+            s.ctrl.make_mut().api_responded(request, result.clone());
+            s.track(now, Some(WorkId(request.0)));
             out.push(s);
         }
         dedup(out)
@@ -411,6 +431,9 @@ impl Machine {
             s.nodes.clear();
             s.pods.clear();
             s.sent.clear();
+            // The recorder's queue goes with the process: events in flight may be lost.
+            s.events.clear();
+            s.running.clear();
             for n in nodes {
                 s.nodes.push_back(Pending {
                     at: now,
@@ -456,6 +479,7 @@ impl Machine {
             let mut effects = Vec::new();
             s.ctrl.make_mut().step(step, &*s.cache, now, &mut effects);
             self.absorb(s, effects, now, truth);
+            s.track(now, None);
         }
     }
 }

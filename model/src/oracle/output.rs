@@ -49,14 +49,19 @@ pub enum Seen {
     },
 }
 
+impl Seen {
+    /// Whether this line shows the event `e`.
+    pub fn shows(&self, e: &EventRecord) -> bool {
+        matches!(self, Seen::Event { pod, message } if e.pod == *pod && e.message() == *message)
+    }
+}
+
 impl Output {
     /// Whether the trace line `seen` is this output. A request's UID and resourceVersion are
     /// compared only when the trace records them.
     pub fn matches(&self, seen: &Seen) -> bool {
         match (self, seen) {
-            (Output::Event(e), Seen::Event { pod, message }) => {
-                e.pod == *pod && e.message() == *message
-            }
+            (Output::Event(e), seen) => seen.shows(e),
             (
                 Output::Request(r),
                 Seen::Request {

@@ -67,6 +67,7 @@ impl Oracle {
             machine: Machine {
                 config,
                 bound: options.latency_bound,
+                slack: options.step_slack,
                 observe: options.observe.unwrap_or(Observe {
                     requests: true,
                     events: true,

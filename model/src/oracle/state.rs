@@ -4,11 +4,13 @@
 
 use super::output::Output;
 use crate::api::{Node, NodeName, Pod, PodKey, Uid};
-use crate::core::{ApiResult, ClusterView, Config, Controller, RequestId, WorkPhase};
+use crate::core::{
+    ApiResult, ClusterView, Config, Controller, EventRecord, RequestId, Work, WorkId, WorkPhase,
+};
 use crate::fx::{Fx, FxBuild};
 use crate::shared::Shared;
 use crate::small_map::SmallMap;
-use crate::time::Time;
+use crate::time::{Duration, Time};
 use crate::trace::RequestVerb;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
@@ -71,8 +73,15 @@ pub struct State {
     pub cache: Arc<Cache>,
     pub nodes: VecDeque<Pending<NodeName, Node>>,
     pub pods: VecDeque<Pending<PodKey, Pod>>,
-    /// Outputs produced and not yet shown by the trace.
+    /// Requests (and, under `deletions`, successful DELETEs) produced and not yet shown by the
+    /// trace: shown at the instant of their step, in order, before the state moves again.
     pub owed: VecDeque<Output>,
+    /// Events emitted and not yet shown by the trace, with their emission instant: the
+    /// recorder delivers them asynchronously, in any order, within the step slack (ORACLE-11).
+    pub events: VecDeque<(Time, EventRecord)>,
+    /// The works whose goroutine has a step to take (spawned, marked, answered, finished),
+    /// with the instant since which it has: it takes it within the step slack (ORACLE-11).
+    pub running: BTreeMap<WorkId, Time>,
     /// Trace request ids matched to the model's requests (traces that observe requests).
     pub sent: BTreeMap<u64, RequestId>,
     /// Incarnations this behaviour deleted, and when (`expect`'s exploration).
@@ -88,6 +97,8 @@ impl State {
             nodes: VecDeque::new(),
             pods: VecDeque::new(),
             owed: VecDeque::new(),
+            events: VecDeque::new(),
+            running: BTreeMap::new(),
             sent: BTreeMap::new(),
             deleted: BTreeMap::new(),
             faults: Vec::new(),
@@ -133,24 +144,42 @@ impl State {
         works.filter_map(|w| w.timer_due())
     }
 
-    /// Nothing queued, dispatched, held or being handled, and no work between its timer and
-    /// its first request or between its end and its completion.
+    /// Nothing queued, dispatched, held or being handled, and no work goroutine with a step to
+    /// take.
     pub fn pipeline_idle(&self) -> bool {
-        let c = &self.ctrl;
-        c.node_queue().is_idle()
-            && c.pod_queue().is_idle()
-            && c.held() == (None, None)
-            && c.shards().all_idle()
-            && c.timed_queue()
-                .works()
-                .values()
-                .all(|w| !matches!(w.phase, WorkPhase::Spawned | WorkPhase::Finished { .. }))
+        self.ctrl.handlers_idle() && self.running.is_empty()
+    }
+
+    /// Brings [`State::running`] up to date at `now` after a move; `acted`: the work that just
+    /// took a step or received an answer (its next step is enabled from `now`).
+    pub fn track(&mut self, now: Time, acted: Option<WorkId>) {
+        if let Some(id) = acted {
+            self.running.remove(&id);
+        }
+        let works = self.ctrl.timed_queue().works();
+        self.running
+            .retain(|id, _| works.get(id).is_some_and(running));
+        for (id, w) in works {
+            if running(w) {
+                self.running.entry(*id).or_insert(now);
+            }
+        }
+    }
+
+    /// The instants by which the outputs in flight and the running works' next steps are due,
+    /// under step slack `slack` (ORACLE-11).
+    pub fn slack_due(&self, slack: Duration) -> impl Iterator<Item = Time> + '_ {
+        let events = self.events.iter().map(|(at, _)| *at);
+        events
+            .chain(self.running.values().copied())
+            .map(move |at| at.plus(slack))
     }
 
     /// Whether this behaviour has nothing left that concerns `pod`: the component can be
     /// forgotten once the pod is gone from the API server too.
     pub fn forgotten(&self) -> bool {
         self.owed.is_empty()
+            && self.events.is_empty()
             && self.nodes.is_empty()
             && self.pods.is_empty()
             && self.cache.pods.is_empty()
@@ -184,11 +213,24 @@ impl State {
             h.write_usize(p.new.as_ref().map_or(0, |n| Arc::as_ptr(n) as usize));
         }
         self.owed.hash(&mut h);
+        self.events.hash(&mut h);
+        self.running.hash(&mut h);
         self.sent.hash(&mut h);
         self.deleted.hash(&mut h);
         self.faults.hash(&mut h);
         h.finish()
     }
+}
+
+/// Whether a work's goroutine has a step to take (the oracle bounds when it takes it).
+fn running(w: &Work) -> bool {
+    matches!(
+        w.phase,
+        WorkPhase::Spawned
+            | WorkPhase::Marked
+            | WorkPhase::Answered { .. }
+            | WorkPhase::Finished { .. }
+    )
 }
 
 /// Stores `new` under `key` (`None`: removes it); returns what was there.

@@ -175,6 +175,9 @@ impl Context<'_> {
                         Expected::NotDeletedBy(*t),
                     );
                 }
+                // The pod is gone, but a behaviour still had something to show for it: the
+                // cause is what it showed instead, below.
+                Why::Gone if !alternatives.is_empty() => {}
                 _ => {
                     return (
                         format!("{pod} {what} at {t}, but {why}"),
@@ -219,9 +222,15 @@ impl Context<'_> {
         } else {
             Expected::Nothing
         };
+        // A pod gone from the API server is no reason for an output it owed before: name the
+        // bound only.
+        let why = match why {
+            Why::Gone => String::new(),
+            why => format!("{why}; "),
+        };
         (
             format!(
-                "{pod} should have been {what} by {due} ({why}; latency bound {}), but the \
+                "{pod} should have been {what} by {due} ({why}latency bound {}), but the \
                  trace shows nothing of it before {t}",
                 seconds_text(self.bound)
             ),

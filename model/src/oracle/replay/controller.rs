@@ -96,7 +96,7 @@ impl Oracle {
         };
         let owed = c.states.iter().find_map(|s| s.owed.front().cloned());
         let states = std::mem::take(&mut c.states);
-        c.states = self.machine.respond(states, t, &self.truth, id, &result);
+        c.states = self.machine.respond(states, t, id, &result);
         if c.states.is_empty() {
             let message = match owed {
                 Some(o) => format!(
