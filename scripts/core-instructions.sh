@@ -14,7 +14,7 @@ for profile in "${@:-v1.18 latest fixed}"; do
       "steady/$p" >/dev/null 2>&1
     # The caller tree: process_pod_on_node's inclusive count and its calls from the node update.
     callgrind_annotate --tree=caller --inclusive=yes "$out/$p" 2>/dev/null |
-      grep -A1 "< .*handle_node_update (.*x)" | grep -B1 "\*  .*process_pod_on_node \[" |
+      grep -A1 "< .*node_update_pod (.*x)" | grep -B1 "\*  .*process_pod_on_node \[" |
       head -1 | awk -v p="$p" '{
         ir = $1; gsub(",", "", ir)
         calls = $0; sub(/.*\(/, "", calls); sub(/x\).*/, "", calls); gsub(",", "", calls)

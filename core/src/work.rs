@@ -27,12 +27,14 @@ pub fn fire_timer(
 ) -> bool {
     let (profile, now) = (cx.profile, cx.now);
     let id = WorkId(timer.0);
-    let Some(work) = queue.work_mut(id) else {
+    let Some(work) = queue.work(id) else {
         return false;
     };
     match work.phase {
         WorkPhase::Armed if work.fire_at <= now => {
-            work.phase = WorkPhase::Spawned;
+            if let Some(mut work) = queue.work_mut(id) {
+                work.phase = WorkPhase::Spawned;
+            }
             true
         }
         WorkPhase::Backoff { attempt, until } if until <= now => {
@@ -184,7 +186,7 @@ pub fn responded(
                 out.push(decision(sent.pod.clone(), note));
             }
             let until = now.plus(backoff(profile, attempt));
-            if let Some(work) = queue.work_mut(id) {
+            if let Some(mut work) = queue.work_mut(id) {
                 work.phase = WorkPhase::Backoff { attempt, until };
             }
             out.push(Effect::ArmTimer {
@@ -287,7 +289,7 @@ fn send(
     if profile.recheck_before_delete && !call.verb.is_read() && !recheck(queue, id, cx, out) {
         return;
     }
-    let Some(work) = queue.work_mut(id) else {
+    let Some(mut work) = queue.work_mut(id) else {
         return;
     };
     let request = ApiRequest {
@@ -313,7 +315,7 @@ fn finish(
     note: Option<Note>,
     out: &mut Vec<Effect>,
 ) {
-    let Some(work) = queue.work_mut(id) else {
+    let Some(mut work) = queue.work_mut(id) else {
         return;
     };
     work.phase = WorkPhase::Finished { outcome };
@@ -375,16 +377,18 @@ fn recheck(
     cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) -> bool {
-    let Some(work) = queue.work_mut(id) else {
+    let Some(work) = queue.work(id) else {
         return false;
     };
     match evaluate(work, cx) {
         Recheck::Due => true,
         Recheck::Later(fire_at) => {
-            work.fire_at = fire_at;
-            work.phase = WorkPhase::Armed;
             let pod = work.key.pod.clone();
             let key = work.key.clone();
+            if let Some(mut work) = queue.work_mut(id) {
+                work.fire_at = fire_at;
+                work.phase = WorkPhase::Armed;
+            }
             queue.retime_entry(&key, id, fire_at);
             out.push(Effect::ArmTimer {
                 id: id.timer(),
