@@ -31,15 +31,11 @@
 #![warn(missing_docs)]
 
 // The modules under `allow(missing_docs)` still have public items without their own doc.
-#[allow(missing_docs)]
 pub mod admission;
 pub mod check;
 pub mod conformance;
-#[allow(missing_docs)]
 pub mod explain;
-#[allow(missing_docs)]
 pub mod field;
-#[allow(missing_docs)]
 pub mod manifest;
 #[allow(missing_docs)]
 pub mod oracle;
@@ -48,9 +44,7 @@ pub mod recording;
 #[allow(missing_docs)]
 pub mod scenario;
 pub mod scheduler;
-#[allow(missing_docs)]
 pub mod taint_syntax;
-#[allow(missing_docs)]
 pub mod trace;
 pub mod validate;
 pub mod yaml;

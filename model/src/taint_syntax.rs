@@ -110,8 +110,11 @@ fn parse_taint(st: &str) -> Result<(&str, &str, Option<&str>), TaintSyntaxError>
 /// How `kubectl taint` describes what it did to a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operation {
+    /// Taints added, none removed (`node/n1 tainted`).
     Tainted,
+    /// Nothing added (`node/n1 untainted`).
     Untainted,
+    /// Taints both added and removed, or `--overwrite` given (`node/n1 modified`).
     Modified,
 }
 

@@ -26,8 +26,6 @@
 
 pub mod action;
 mod answer;
-// Its public items do not all have their own doc yet.
-#[allow(missing_docs)]
 pub mod config;
 pub mod display;
 mod environment;

@@ -23,11 +23,13 @@ pub use print::to_yaml;
 /// A problem in a manifest, located in its file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// The file as the user named it.
     pub file: String,
     /// 1-based; `None` when the file could not be read at all.
     pub line: Option<usize>,
     /// The field at fault (`spec.tolerations[1].operator`); empty for the document itself.
     pub path: String,
+    /// What is wrong, as the API server would say it.
     pub message: String,
 }
 
@@ -58,14 +60,18 @@ impl fmt::Display for Diagnostic {
 /// The kinds taintcheck reads.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Object {
+    /// A pod (boxed: the decoded object is large).
     Pod(Box<k8s::Pod>),
+    /// A node.
     Node(Box<k8s::Node>),
 }
 
 /// An object and where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Located {
+    /// The decoded object.
     pub object: Object,
+    /// The file it was read from.
     pub file: String,
     /// Lines of the object's fields, paths relative to the object (also for `List` items).
     pub lines: LineIndex,
@@ -91,6 +97,7 @@ impl Located {
         self.lines.line(&FieldPath::root())
     }
 
+    /// `Pod` or `Node`, as `kind:` says.
     pub fn kind(&self) -> &'static str {
         match self.object {
             Object::Pod(_) => "Pod",
@@ -98,6 +105,7 @@ impl Located {
         }
     }
 
+    /// The pod as the controller reads it, if this is a pod.
     pub fn compact_pod(&self) -> Option<api::Pod> {
         match &self.object {
             Object::Pod(p) => Some(convert::pod_from_k8s(p)),
@@ -105,6 +113,7 @@ impl Located {
         }
     }
 
+    /// The node as the controller reads it, if this is a node.
     pub fn compact_node(&self) -> Option<api::Node> {
         match &self.object {
             Object::Node(n) => Some(convert::node_from_k8s(n)),
@@ -116,7 +125,9 @@ impl Located {
 /// What reading some files produced: the objects that decoded, and every problem found.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Manifests {
+    /// The objects that decoded, in file order.
     pub objects: Vec<Located>,
+    /// Every problem met while reading them.
     pub errors: Vec<Diagnostic>,
 }
 
