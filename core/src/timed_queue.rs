@@ -669,7 +669,7 @@ impl TimedQueue {
                 Entry::Nil { work: None } => {}
             }
         }
-        self.ready.renumber(&to);
+        self.ready.renumber(to);
         self.works = std::mem::take(&mut self.works)
             .into_iter()
             .map(|(id, mut w)| {
