@@ -297,3 +297,6 @@ fn schedule_at(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
