@@ -164,10 +164,8 @@ mod tests {
         assert!(!q.is_empty());
         assert!(!q.is_processing("a"), "queued, not handed out");
         assert_eq!(q.get(), Some("a"));
-        assert!(
-            q.is_empty() && q.len() == 0,
-            "handed out, no longer waiting"
-        );
+        assert!(q.is_empty(), "handed out, no longer waiting");
+        assert_eq!(q.len(), 0);
         assert!(q.is_processing("a") && !q.is_idle());
         q.add("a");
         assert!(
