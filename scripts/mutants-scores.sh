@@ -25,21 +25,24 @@ ordered=$(for f in "${runs[@]}"; do
     printf '%s\t%s\n' "$(jq -r .start_time "$f")" "$f"
 done | sort | cut -f2)
 
-# file <TAB> mutant <TAB> outcome, one line per mutant tested, the latest run's outcome kept.
+# file <TAB> mutant <TAB> outcome <TAB> tests ("unit": the core's unit tests alone, --lib; "all":
+# its integration tests too), one line per mutant tested, the latest run's outcome kept.
 outcomes=$(while IFS= read -r f; do
     jq -r '.outcomes[] | select(.scenario != "Baseline")
-        | [.scenario.Mutant.file, .scenario.Mutant.name, .summary] | @tsv' "$f"
+        | [.scenario.Mutant.file, .scenario.Mutant.name, .summary,
+            (if any(.phase_results[]; (.argv // []) | index("--lib")) then "unit" else "all" end)]
+        | @tsv' "$f"
 done <<<"$ordered" | awk -F'\t' '{ last[$2] = $0; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
     END { for (i = 1; i <= n; i++) print last[order[i]] }')
 
 version=$(jq -r .cargo_mutants_version "$(tail -n1 <<<"$ordered")")
 echo "Measured with cargo-mutants $version; runs started $(jq -r .start_time $(head -n1 <<<"$ordered") | cut -c1-10) to $(jq -r .start_time "$(tail -n1 <<<"$ordered")" | cut -c1-10)."
 echo
-echo '| file | mutants | unviable | caught | timeout | missed | score (caught + timeout) / viable |'
-echo '|---|---|---|---|---|---|---|'
+echo '| file | tests | mutants | unviable | caught | timeout | missed | score (caught + timeout) / viable |'
+echo '|---|---|---|---|---|---|---|---|'
 awk -F'\t' '
     !($1 in files) { files[$1] = 1; order[++n] = $1 }
-    { count[$1, $3]++; total[$1]++ }
+    { count[$1, $3]++; total[$1]++; tests[$1, $4]++ }
     END {
         for (i = 1; i <= n; i++) {
             f = order[i]
@@ -47,7 +50,9 @@ awk -F'\t' '
             missed = count[f, "MissedMutant"] + 0; unviable = count[f, "Unviable"] + 0
             viable = caught + timeout + missed
             score = viable ? sprintf("%d / %d = %.1f %%", caught + timeout, viable, 100 * (caught + timeout) / viable) : "-"
-            printf "| `%s` | %d | %d | %d | %d | %d | %s |\n", f, total[f], unviable, caught, timeout, missed, score
+            unit = tests[f, "unit"] + 0; all = tests[f, "all"] + 0
+            kind = !all ? "unit" : !unit ? "all" : sprintf("unit; %d with all", all)
+            printf "| `%s` | %s | %d | %d | %d | %d | %d | %s |\n", f, kind, total[f], unviable, caught, timeout, missed, score
         }
     }' <<<"$outcomes"
 missed=$(awk -F'\t' '$3 == "MissedMutant" { print "- `" $2 "`" }' <<<"$outcomes")
