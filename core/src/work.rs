@@ -405,3 +405,6 @@ fn recheck(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,123 @@
+//! The work's timer steps called one at a time on a bare timed queue (semantics §6.1; spec
+//! CORE-A11): a timer acts only when due, and a failed attempt is retried until upstream's last
+//! attempt (S2, N14), or for ever under the fixed design's durable retry after a re-check of the
+//! caches (CORE-A14).
+
+use super::*;
+use crate::api::{Node, Pod, PodKey, TaintEffect};
+use crate::arrivals::Arrivals;
+use crate::driver::Cluster;
+use crate::timed_queue::{Immediate, WorkKey};
+
+/// Pod `ns/p` (incarnation `u`) on `node1`, tainted with an untolerated NoExecute taint.
+fn cluster() -> Cluster {
+    let mut view = Cluster::default();
+    view.nodes.insert(
+        "node1".into(),
+        Node {
+            name: "node1".into(),
+            taints: vec![Taint::new("t", "", TaintEffect::NoExecute)],
+        },
+    );
+    let pod = Pod {
+        key: PodKey::new("ns", "p"),
+        uid: Uid("u".into()),
+        node_name: Some("node1".into()),
+        tolerations: vec![],
+    };
+    view.pods.insert(pod.key.clone(), pod);
+    view
+}
+
+/// A queue with one work for `ns/p` under `profile`'s key, armed for 50 ms.
+fn queue(profile: &Profile) -> (TimedQueue, WorkId) {
+    let uid = Uid("u".into());
+    let key = WorkKey::new(profile.work_key, &PodKey::new("ns", "p"), &uid);
+    let mut q = TimedQueue::new();
+    let id = q
+        .add_work(&key, Time(0), Time(50), Immediate::Nil, &mut vec![])
+        .unwrap();
+    (q, id)
+}
+
+fn fire(q: &mut TimedQueue, id: WorkId, profile: &Profile, view: &Cluster, now: i64) -> bool {
+    let arrivals = Arrivals::default();
+    let cx = Context {
+        profile,
+        view,
+        arrivals: &arrivals,
+        now: Time(now),
+    };
+    fire_timer(q, id.timer(), cx, &mut vec![])
+}
+
+fn attempt(q: &TimedQueue, id: WorkId) -> Option<u32> {
+    match q.work(id)?.phase {
+        WorkPhase::Requesting { attempt, .. } => Some(attempt),
+        _ => None,
+    }
+}
+
+/// Upstream `time.AfterFunc` fires at its deadline, not before: an armed timer spawns the
+/// work's goroutine from `fire_at` on, and a timer that is not armed does nothing.
+#[test]
+fn an_armed_timer_spawns_the_work_only_when_due() {
+    let latest = Profile::latest();
+    let (mut q, id) = queue(&latest);
+    let view = cluster();
+    assert!(!fire(&mut q, id, &latest, &view, 49));
+    assert_eq!(q.work(id).unwrap().phase, WorkPhase::Armed);
+    assert!(fire(&mut q, id, &latest, &view, 50));
+    assert_eq!(q.work(id).unwrap().phase, WorkPhase::Spawned);
+    assert!(!fire(&mut q, id, &latest, &view, 60), "spawned: no timer");
+}
+
+/// Upstream's `deletePodHandler` retries a failed attempt after its backoff, at most
+/// `retries` (5) attempts in all, then gives up (§6.1, S2, N14); it reads no cache in between,
+/// so a pod gone from the cache is still retried.
+#[test]
+fn upstream_retries_after_the_backoff_until_the_last_attempt() {
+    let latest = Profile::latest();
+    let gone = Cluster::default();
+    for (failed, next) in [(1, Some(2)), (4, Some(5)), (5, None)] {
+        let (mut q, id) = queue(&latest);
+        let backoff = WorkPhase::Backoff {
+            attempt: failed,
+            until: Time(60),
+        };
+        q.work_mut(id).unwrap().phase = backoff.clone();
+        assert!(!fire(&mut q, id, &latest, &gone, 59), "not yet due");
+        assert_eq!(q.work(id).unwrap().phase, backoff);
+        assert!(fire(&mut q, id, &latest, &gone, 60));
+        assert_eq!(attempt(&q, id), next, "after attempt {failed}");
+        if next.is_none() {
+            let failed = WorkPhase::Finished {
+                outcome: Outcome::Failed,
+            };
+            assert_eq!(q.work(id).unwrap().phase, failed, "gave up");
+        }
+    }
+}
+
+/// Fixed design (PROFILE-6, CORE-A14): past upstream's last attempt the work retries still, each
+/// attempt after re-checking the caches: while they call for eviction it goes on, once the pod
+/// is gone it is abandoned.
+#[test]
+fn fixed_retries_past_the_last_attempt_after_a_recheck() {
+    let fixed = Profile::fixed();
+    for (view, next) in [(cluster(), Some(6)), (Cluster::default(), None)] {
+        let (mut q, id) = queue(&fixed);
+        q.work_mut(id).unwrap().phase = WorkPhase::Backoff {
+            attempt: fixed.attempts,
+            until: Time(60),
+        };
+        assert!(fire(&mut q, id, &fixed, &view, 60));
+        assert_eq!(attempt(&q, id), next);
+        if next.is_none() {
+            let abandoned = WorkPhase::Finished {
+                outcome: Outcome::Abandoned,
+            };
+            assert_eq!(q.work(id).unwrap().phase, abandoned);
+        }
+    }
+}
