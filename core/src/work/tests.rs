@@ -121,3 +121,72 @@ fn fixed_retries_past_the_last_attempt_after_a_recheck() {
         }
     }
 }
+
+fn start(q: &mut TimedQueue, id: WorkId, profile: &Profile, view: &Cluster) -> Vec<Effect> {
+    let arrivals = Arrivals::default();
+    let cx = Context {
+        profile,
+        view,
+        arrivals: &arrivals,
+        now: Time(50),
+    };
+    let mut out = vec![];
+    assert!(start_work(q, id, cx, &mut out));
+    out
+}
+
+/// A spawned goroutine (CORE-A12): upstream emits "Marking for deletion" and sends its first
+/// request without reading the caches (§6.1), unless its cancelled flag is set (`008b3652`,
+/// §5.5), when it exits at once; a work that is not spawned does not start.
+#[test]
+fn a_spawned_work_starts_unless_cancelled() {
+    let latest = Profile::latest();
+    let gone = Cluster::default();
+    let (mut q, id) = queue(&latest);
+    let arrivals = Arrivals::default();
+    let cx = Context {
+        profile: &latest,
+        view: &gone,
+        arrivals: &arrivals,
+        now: Time(50),
+    };
+    assert!(
+        !start_work(&mut q, id, cx, &mut vec![]),
+        "armed, not spawned"
+    );
+    q.work_mut(id).unwrap().phase = WorkPhase::Spawned;
+    let out = start(&mut q, id, &latest, &gone);
+    assert!(matches!(
+        &out[0],
+        Effect::Event(EventRecord {
+            kind: EventKind::MarkingForDeletion,
+            ..
+        })
+    ));
+    assert_eq!(attempt(&q, id), Some(1));
+
+    let (mut q, id) = queue(&latest);
+    let work = q.work_mut(id).unwrap();
+    work.phase = WorkPhase::Spawned;
+    work.cancelled = true;
+    let out = start(&mut q, id, &latest, &gone);
+    assert_eq!(q.work(id), None, "exits without running");
+    assert_eq!(
+        out,
+        [decision(PodKey::new("ns", "p"), Note::Suppressed)],
+        "no request"
+    );
+}
+
+/// Fixed design (CORE-A14): the goroutine re-checks the caches before its first request and
+/// starts only while they call for eviction now.
+#[test]
+fn fixed_starts_after_a_recheck() {
+    let fixed = Profile::fixed();
+    for (view, started) in [(cluster(), true), (Cluster::default(), false)] {
+        let (mut q, id) = queue(&fixed);
+        q.work_mut(id).unwrap().phase = WorkPhase::Spawned;
+        start(&mut q, id, &fixed, &view);
+        assert_eq!(attempt(&q, id).is_some(), started);
+    }
+}
