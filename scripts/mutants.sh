@@ -3,7 +3,8 @@
 # at a time, one mutant at a time. Usage: scripts/mutants.sh [FILE...] [-- CARGO-MUTANTS-ARGS]
 # (default: the decision files listed below, in order; `-- --cargo-arg=--lib` builds and runs only
 # the unit tests, much sooner). Results: target/mutants/<file>/mutants.out (caught.txt, missed.txt,
-# timeout.txt, unviable.txt). Scores: docs/mutants.md.
+# timeout.txt, unviable.txt); MUTANTS_RUN=NAME appends -NAME, for a rerun that keeps the first
+# run's outcomes. Scores: scripts/mutants-scores.sh, docs/mutants.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +16,7 @@ fi
 
 case "${1:-}" in
 -h | --help)
-    sed -n '2,6s/^# \{0,1\}//p' "$0"
+    sed -n '2,7s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
 esac
@@ -59,7 +60,7 @@ for file in "${files[@]}"; do
     # core/src/controller/step.rs -> controller-step
     name=${file#core/src/}
     name=${name%.rs}
-    name=${name//\//-}
+    name=${name//\//-}${MUTANTS_RUN:+-$MUTANTS_RUN}
     echo "== $file"
     mkdir -p "target/mutants/$name"
     # Exit code 2: some mutants were missed; go on with the other files and report it at the end.

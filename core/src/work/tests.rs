@@ -190,3 +190,19 @@ fn fixed_starts_after_a_recheck() {
         assert_eq!(attempt(&q, id).is_some(), started);
     }
 }
+
+/// The sleep between attempts: upstream's constant 10 ms (§6.1); the fixed design's durable
+/// retry doubles it per failed attempt up to its bound (PROFILE-6).
+#[test]
+fn backoff_is_constant_upstream_and_doubles_under_durable_retry() {
+    let latest = Profile::latest();
+    let fixed = Profile::fixed();
+    for attempt in [1, 2, 5] {
+        assert_eq!(backoff(&latest, attempt), Duration(10));
+    }
+    let grown: Vec<i64> = [1, 2, 3, 4, 10, 40]
+        .into_iter()
+        .map(|a| backoff(&fixed, a).0)
+        .collect();
+    assert_eq!(grown, [10, 20, 40, 80, 5_000, 5_000]);
+}
