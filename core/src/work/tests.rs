@@ -206,3 +206,130 @@ fn backoff_is_constant_upstream_and_doubles_under_durable_retry() {
         .collect();
     assert_eq!(grown, [10, 20, 40, 80, 5_000, 5_000]);
 }
+
+/// Work `id` of `q` waiting for `verb` (sent with `version`, having read `fetched`) gets
+/// `result`; its phase after.
+fn answer(
+    profile: &Profile,
+    verb: Verb,
+    version: Option<u64>,
+    fetched: Option<Arc<FetchedPod>>,
+    result: ApiResult,
+) -> WorkPhase {
+    let (mut q, id) = queue(profile);
+    let key = q.work(id).unwrap().key.clone();
+    q.work_mut(id).unwrap().phase = WorkPhase::Requesting {
+        attempt: 1,
+        request: ApiRequest {
+            id: id.request(),
+            verb,
+            pod: key.pod.clone(),
+            uid: key.uid.clone(),
+            version: version.map(ResourceVersion),
+        },
+        fetched,
+    };
+    let (view, arrivals) = (cluster(), Arrivals::default());
+    let cx = Context {
+        profile,
+        view: &view,
+        arrivals: &arrivals,
+        now: Time(60),
+    };
+    assert!(responded(&mut q, id.request(), result, cx, &mut vec![]));
+    q.work(id).unwrap().phase.clone()
+}
+
+/// The pod as a GET returns it, incarnation `uid`, `DisruptionTarget` already set or not.
+fn fetched(uid: &str, disruption_target: bool) -> Arc<FetchedPod> {
+    let mut pod = cluster().pods.values().next().unwrap().clone();
+    pod.uid = Uid(uid.into());
+    Arc::new(FetchedPod {
+        pod,
+        version: ResourceVersion(7),
+        disruption_target,
+    })
+}
+
+/// The request a work sends next: (verb, UID precondition, version precondition).
+fn sent(phase: &WorkPhase) -> Option<(Verb, Option<Uid>, Option<ResourceVersion>)> {
+    match phase {
+        WorkPhase::Requesting { request, .. } => {
+            Some((request.verb.clone(), request.uid.clone(), request.version))
+        }
+        _ => None,
+    }
+}
+
+fn finished(outcome: Outcome) -> WorkPhase {
+    WorkPhase::Finished { outcome }
+}
+
+/// Upstream's `addConditionAndDeletePod` (§6.1, §6.2): GET the pod, PATCH the condition unless
+/// it is there already, DELETE by name; any error, a 404 included, fails the attempt.
+#[test]
+fn upstream_gets_patches_then_deletes_and_retries_any_error() {
+    let latest = Profile::latest();
+    let u = Some(Uid("u".into()));
+    let get = |r| answer(&latest, Verb::Get, None, None, r);
+    let patch = (Verb::PatchDisruptionTarget, u.clone(), None);
+    assert_eq!(sent(&get(ApiResult::Pod(fetched("u", false)))), Some(patch));
+    let delete = Some((Verb::Delete, None, None));
+    assert_eq!(sent(&get(ApiResult::Pod(fetched("u", true)))), delete);
+    let patched = ApiResult::Patched(ResourceVersion(8));
+    let after_patch = answer(&latest, Verb::PatchDisruptionTarget, None, None, patched);
+    assert_eq!(sent(&after_patch), delete);
+    let deleted = answer(&latest, Verb::Delete, None, None, ApiResult::Deleted);
+    assert_eq!(deleted, finished(Outcome::Succeeded));
+    for error in [ApiResult::NotFound, ApiResult::PreconditionFailed] {
+        let phase = answer(&latest, Verb::Delete, None, None, error.clone());
+        assert!(matches!(phase, WorkPhase::Backoff { .. }), "{error:?}");
+    }
+}
+
+/// Fixed design (PROFILE-5, PROFILE-8, PROFILE-12): the live read reads the pod, then its node, and patches
+/// with UID and resourceVersion preconditions only while the node still exposes the pod; a
+/// successor's pod, a 404 or a failed UID precondition abandon the work, a failed version
+/// precondition retries.
+#[test]
+fn fixed_reads_live_and_abandons_what_is_no_longer_its_pod() {
+    let fixed = Profile::fixed();
+    let u = Some(Uid("u".into()));
+    let get = |r| answer(&fixed, Verb::Get, None, None, r);
+    let node = Some((Verb::GetNode("node1".into()), None, None));
+    assert_eq!(sent(&get(ApiResult::Pod(fetched("u", false)))), node);
+    let successor = get(ApiResult::Pod(fetched("u2", false)));
+    assert_eq!(successor, finished(Outcome::Abandoned));
+    let node_get = Verb::GetNode("node1".into());
+    let read = |node: Node| {
+        let result = ApiResult::Node(Arc::new(node));
+        answer(
+            &fixed,
+            node_get.clone(),
+            None,
+            Some(fetched("u", false)),
+            result,
+        )
+    };
+    let tainted = cluster().nodes.values().next().unwrap().clone();
+    let patch = (
+        Verb::PatchDisruptionTarget,
+        u.clone(),
+        Some(ResourceVersion(7)),
+    );
+    assert_eq!(sent(&read(tainted.clone())), Some(patch));
+    let clean = Node {
+        taints: vec![],
+        ..tainted
+    };
+    assert!(matches!(read(clean), WorkPhase::Backoff { .. }));
+    let delete = |version, r| answer(&fixed, Verb::Delete, version, None, r);
+    assert_eq!(
+        delete(None, ApiResult::NotFound),
+        finished(Outcome::Abandoned)
+    );
+    let uid_failed = delete(None, ApiResult::PreconditionFailed);
+    assert_eq!(uid_failed, finished(Outcome::Abandoned));
+    let version_failed = delete(Some(7), ApiResult::PreconditionFailed);
+    assert!(matches!(version_failed, WorkPhase::Backoff { .. }));
+}
