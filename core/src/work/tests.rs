@@ -289,9 +289,8 @@ fn upstream_gets_patches_then_deletes_and_retries_any_error() {
 
 /// Fixed design (PROFILE-5, PROFILE-8, PROFILE-12): the live read reads the pod, then its node,
 /// and patches with UID and resourceVersion preconditions only while the node still exposes the
-/// pod; a
-/// successor's pod, a 404 or a failed UID precondition abandon the work, a failed version
-/// precondition retries.
+/// pod; a successor's pod, a 404 or a failed UID precondition abandon the work, a failed
+/// version precondition retries.
 #[test]
 fn fixed_reads_live_and_abandons_what_is_no_longer_its_pod() {
     let fixed = Profile::fixed();
