@@ -333,3 +333,70 @@ fn fixed_reads_live_and_abandons_what_is_no_longer_its_pod() {
     let version_failed = delete(Some(7), ApiResult::PreconditionFailed);
     assert!(matches!(version_failed, WorkPhase::Backoff { .. }));
 }
+
+/// Upstream's cancelled flag is read once, when the goroutine starts (`008b3652`, §5.5): a work
+/// cancelled while its GET is in flight goes on to PATCH. The fixed design reads it before every
+/// request (PROFILE-4) and stops.
+#[test]
+fn the_cancelled_flag_stops_a_running_work_only_in_the_fixed_design() {
+    for (profile, stopped) in [(Profile::latest(), false), (Profile::fixed(), true)] {
+        let (mut q, id) = queue(&profile);
+        let key = q.work(id).unwrap().key.clone();
+        let work = q.work_mut(id).unwrap();
+        work.cancelled = true;
+        work.phase = WorkPhase::Requesting {
+            attempt: 1,
+            request: ApiRequest {
+                id: id.request(),
+                verb: Verb::Get,
+                pod: key.pod,
+                uid: key.uid,
+                version: None,
+            },
+            fetched: None,
+        };
+        let (view, arrivals) = (cluster(), Arrivals::default());
+        let cx = Context {
+            profile: &profile,
+            view: &view,
+            arrivals: &arrivals,
+            now: Time(60),
+        };
+        let result = ApiResult::Pod(fetched("u", false));
+        assert!(responded(&mut q, id.request(), result, cx, &mut vec![]));
+        let phase = &q.work(id).unwrap().phase;
+        assert_eq!(
+            *phase == finished(Outcome::Abandoned),
+            stopped,
+            "{}: {phase:?}",
+            profile.name
+        );
+    }
+}
+
+/// The switches apart from the profiles that ship them (specs/profiles.md): a DELETE-only
+/// sequence under UID keys carries the UID precondition (PROFILE-8), and without a live read
+/// the DELETE after a PATCH carries no resourceVersion (PROFILE-12: the version is the live
+/// read's).
+#[test]
+fn preconditions_follow_their_switches() {
+    let delete_only = Profile {
+        uid_precondition: true,
+        work_key: crate::profile::WorkKeyPolicy::Uid,
+        ..Profile::v1_18()
+    };
+    let (mut q, id) = queue(&delete_only);
+    q.work_mut(id).unwrap().phase = WorkPhase::Spawned;
+    start(&mut q, id, &delete_only, &cluster());
+    let u = Some(Uid("u".into()));
+    let delete = Some((Verb::Delete, u, None));
+    assert_eq!(sent(&q.work(id).unwrap().phase), delete);
+
+    let versioned = Profile {
+        version_precondition: true,
+        ..Profile::latest()
+    };
+    let patched = ApiResult::Patched(ResourceVersion(8));
+    let after = answer(&versioned, Verb::PatchDisruptionTarget, None, None, patched);
+    assert_eq!(sent(&after), Some((Verb::Delete, None, None)));
+}
