@@ -182,6 +182,22 @@ fn node_update_decides_every_listed_pod_and_a_gone_node_none() {
     assert_eq!(q.entries().len(), 2, "no timer is cancelled");
 }
 
+/// `handlePodUpdate` at 5 ms for the item `ns/web-0` on `node`, with `node1` tainted.
+fn pod_update(
+    q: &mut TimedQueue,
+    profile: &Profile,
+    view: &Cluster,
+    node: &str,
+) -> (Option<Note>, Vec<Effect>) {
+    let arrivals = Arrivals::default();
+    let mut tainted = TaintedNodes::default();
+    tainted.insert("node1".into(), [taint()].into());
+    let mut out = vec![];
+    let cx = cx(profile, view, &arrivals, 5);
+    let note = handle_pod_update(q, &tainted, cx, &item(node), Immediate::Nil, &mut out);
+    (note, out)
+}
+
 /// §4.2: a pod bound elsewhere than the item says is left alone (I1); one bound where it says
 /// is decided. Under name keys (upstream) the pod's own entry is kept, not cleaned up as a
 /// dead incarnation: an existing timer stays (§4.3 step 7).
@@ -190,30 +206,11 @@ fn pod_update_leaves_a_pod_bound_elsewhere_alone() {
     let latest = Profile::latest();
     let p = pod("u1", 10);
     let view = cluster(&[&p]);
-    let arrivals = Arrivals::default();
-    let mut tainted = TaintedNodes::default();
-    tainted.insert("node1".into(), [taint()].into());
     let mut q = queue_with_timer(&latest, &p);
-    let mut out = vec![];
-    let elsewhere = handle_pod_update(
-        &mut q,
-        &tainted,
-        cx(&latest, &view, &arrivals, 5),
-        &item("node2"),
-        Immediate::Nil,
-        &mut out,
-    );
+    let (elsewhere, out) = pod_update(&mut q, &latest, &view, "node2");
     assert_eq!(elsewhere, None);
     assert_eq!(notes(&out), [Note::NotOurNode]);
-    out.clear();
-    let here = handle_pod_update(
-        &mut q,
-        &tainted,
-        cx(&latest, &view, &arrivals, 5),
-        &item("node1"),
-        Immediate::Nil,
-        &mut out,
-    );
+    let (here, out) = pod_update(&mut q, &latest, &view, "node1");
     let kept = Note::KeptExisting {
         fire_at: Time(100_000),
     };
@@ -227,18 +224,8 @@ fn pod_update_leaves_a_pod_bound_elsewhere_alone() {
 fn pod_update_of_a_gone_pod_cancels_with_the_event() {
     let latest = Profile::latest();
     let p = pod("u1", 10);
-    let view = cluster(&[]);
-    let arrivals = Arrivals::default();
     let mut q = queue_with_timer(&latest, &p);
-    let mut out = vec![];
-    let note = handle_pod_update(
-        &mut q,
-        &TaintedNodes::default(),
-        cx(&latest, &view, &arrivals, 5),
-        &item("node1"),
-        Immediate::Nil,
-        &mut out,
-    );
+    let (note, out) = pod_update(&mut q, &latest, &cluster(&[]), "node1");
     assert_eq!(note, None);
     assert!(q.entries().is_empty());
     assert_eq!(cancel_events(&out), 1);
@@ -251,20 +238,8 @@ fn fixed_pod_update_drops_dead_incarnations_silently() {
     let fixed = Profile::fixed();
     let dead = pod("u1", 10);
     let current = pod("u2", 10);
-    let view = cluster(&[&current]);
-    let arrivals = Arrivals::default();
-    let mut tainted = TaintedNodes::default();
-    tainted.insert("node1".into(), [taint()].into());
     let mut q = queue_with_timer(&fixed, &dead);
-    let mut out = vec![];
-    let note = handle_pod_update(
-        &mut q,
-        &tainted,
-        cx(&fixed, &view, &arrivals, 5),
-        &item("node1"),
-        Immediate::Nil,
-        &mut out,
-    );
+    let (note, out) = pod_update(&mut q, &fixed, &cluster(&[&current]), "node1");
     assert_eq!(
         note,
         Some(Note::Scheduled {
