@@ -275,3 +275,6 @@ fn schedule_at(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -409,3 +409,6 @@ fn recheck(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
