@@ -39,6 +39,7 @@ pub mod conformance;
 pub mod explain;
 #[allow(missing_docs)]
 pub mod field;
+pub mod limits;
 #[allow(missing_docs)]
 pub mod manifest;
 #[allow(missing_docs)]
