@@ -36,6 +36,7 @@ pub mod check;
 pub mod conformance;
 pub mod explain;
 pub mod field;
+pub mod limits;
 pub mod manifest;
 #[allow(missing_docs)]
 pub mod oracle;

@@ -9,6 +9,7 @@ use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::{ApiResult, Verb};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use std::fmt;
 
 /// The trace format version written in the header line. Spec: TRACE-1.
@@ -443,6 +444,10 @@ pub enum TraceError {
         /// The version the header names.
         version: u32,
     },
+    #[error(
+        "{file}:{line}: id: Duplicate value: {id}: request ids are unique in a trace (TRACE-4)"
+    )]
+    DuplicateRequest { file: String, line: usize, id: u64 },
 }
 
 /// Reads a whole NDJSON trace: the header first, then records in non-decreasing time.
@@ -460,6 +465,8 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, TraceErro
 pub struct TraceReader {
     file: String,
     previous: Option<Time>,
+    /// Every request id so far (TRACE-4: unique in the trace).
+    requests: HashSet<u64>,
 }
 
 impl TraceReader {
@@ -468,6 +475,7 @@ impl TraceReader {
         TraceReader {
             file: file.to_string(),
             previous: None,
+            requests: HashSet::new(),
         }
     }
 
@@ -484,7 +492,7 @@ impl TraceReader {
             serde_json::from_str(text).map_err(|e| TraceError::Unparsable {
                 file: self.file.clone(),
                 line,
-                message: e.to_string(),
+                message: json_message(&e),
             })?;
         match (&record.event, self.previous) {
             (TraceEvent::Header { version, .. }, None) if *version != TRACE_VERSION => {
@@ -509,11 +517,31 @@ impl TraceReader {
                     previous,
                 })
             }
+            (TraceEvent::Request { id, .. }, _) if !self.requests.insert(*id) => {
+                return Err(TraceError::DuplicateRequest {
+                    file: self.file.clone(),
+                    line,
+                    id: *id,
+                })
+            }
             _ => {}
         }
         self.previous = Some(record.t);
         Ok(Some(record))
     }
+}
+
+/// serde's message without its own "at line 1 column N" (the line is the trace's, given
+/// before): the column instead, and a value it quotes shortened.
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = text.strip_suffix(&suffix).unwrap_or(&text);
+    format!(
+        "{} (column {})",
+        crate::limits::shorten_message(message),
+        e.column()
+    )
 }
 
 /// Writes one record as a single JSON line (with the trailing newline).

@@ -2,13 +2,17 @@
 
 use super::args::ProfileArg;
 use super::failure::{Failure, Outcome};
+use crate::cmd::output::{out, outln};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use taintcheck_model::check::config::{parse_taint, CheckConfig, ConfigErrors, OpKind, Overrides};
+use taintcheck_model::check::config::{
+    checked_taint, CheckConfig, ConfigErrors, OpKind, Overrides,
+};
 use taintcheck_model::check::run::{self, Report, RunOptions, Strategy};
 use taintcheck_model::check::TaintSys;
+use taintcheck_model::limits;
 
 /// The model's options shared by `check` and `explore`.
 #[derive(Args, Debug, Clone)]
@@ -33,22 +37,24 @@ pub struct ModelArgs {
     /// Environment operations, comma-separated (add_taint, remove_taint, ...).
     #[arg(long, value_delimiter = ',')]
     pub operations: Option<Vec<String>>,
-    /// How many environment operations a behaviour may perform.
-    #[arg(long)]
+    /// How many environment operations a behaviour may perform (at most 16).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=i64::from(limits::BUDGET)))]
     pub budget: Option<u8>,
-    /// The environment's grid (ms).
-    #[arg(long)]
+    /// The environment's grid (ms), 1 to 3,600,000.
+    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=3_600_000))]
     pub step_ms: Option<i64>,
-    /// The clock's horizon (ms).
-    #[arg(long)]
+    /// The clock's horizon (ms), at most one day.
+    #[arg(long, value_parser = clap::value_parser!(i64).range(0..=limits::HORIZON_MS))]
     pub horizon_ms: Option<i64>,
-    /// Controller workers (shards).
-    #[arg(long)]
-    pub workers: Option<usize>,
-    #[arg(long)]
-    pub node_channel_capacity: Option<usize>,
-    #[arg(long)]
-    pub pod_channel_capacity: Option<usize>,
+    /// Controller workers (shards), 1 to 64.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=limits::WORKERS as i64))]
+    pub workers: Option<u16>,
+    /// The node informer's channel capacity, 1 to 100.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub node_channel_capacity: Option<u8>,
+    /// The pod informer's channel capacity, 1 to 100.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub pod_channel_capacity: Option<u8>,
 }
 
 impl ModelArgs {
@@ -94,8 +100,10 @@ impl ModelArgs {
             ),
         };
         if let Some(keys) = &self.taint_keys {
-            if let Some(bad) = keys.iter().find(|k| parse_taint(k).key.is_empty()) {
-                return Err(format!("--taint-keys: Invalid value: \"{bad}\": empty key"));
+            for key in keys {
+                checked_taint(key).map_err(|problem| {
+                    format!("--taint-keys: Invalid value: {key:?}: expected {problem}")
+                })?;
             }
         }
         Ok(Overrides {
@@ -107,9 +115,9 @@ impl ModelArgs {
             budget: self.budget,
             step_ms: self.step_ms,
             horizon_ms: self.horizon_ms,
-            workers: self.workers,
-            node_channel_capacity: self.node_channel_capacity,
-            pod_channel_capacity: self.pod_channel_capacity,
+            workers: self.workers.map(usize::from),
+            node_channel_capacity: self.node_channel_capacity.map(usize::from),
+            pod_channel_capacity: self.pod_channel_capacity.map(usize::from),
             processing_bound_ms: None,
         })
     }
@@ -122,10 +130,11 @@ pub struct CheckArgs {
     /// bfs (shortest counterexamples), dfs, or simulation.
     #[arg(long, default_value = "bfs", value_parser = strategy_parser())]
     pub strategy: Strategy,
-    #[arg(long, default_value_t = 1)]
+    /// Checker threads, 1 to 256.
+    #[arg(long, default_value_t = 1, value_parser = threads_parser())]
     pub threads: usize,
-    /// Stop after about this many states.
-    #[arg(long)]
+    /// Stop after about this many states (at least 1).
+    #[arg(long, value_parser = target_states_parser())]
     pub target_states: Option<usize>,
     /// Seed of the simulation strategy.
     #[arg(long, default_value_t = 0)]
@@ -146,6 +155,18 @@ fn config_failure(e: ConfigErrors) -> Failure {
     } else {
         Failure::usage(e)
     }
+}
+
+fn threads_parser() -> impl TypedValueParser<Value = usize> {
+    clap::value_parser!(u16)
+        .range(1..=limits::THREADS as i64)
+        .map(usize::from)
+}
+
+fn target_states_parser() -> impl TypedValueParser<Value = usize> {
+    clap::value_parser!(u64)
+        .range(1..)
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 fn strategy_parser() -> impl TypedValueParser<Value = Strategy> {
@@ -170,12 +191,12 @@ pub fn run(args: CheckArgs) -> Outcome {
         }
     });
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).expect("reports serialize")
         );
     } else {
-        print!("{}", render(&report));
+        out!("{}", render(&report));
     }
     Ok(ExitCode::SUCCESS)
 }

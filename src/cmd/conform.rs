@@ -5,11 +5,13 @@
 
 use super::args::{non_negative_ms, profile_parser};
 use super::failure::Failure;
+use crate::cmd::output::{self, outln};
 use clap::Args;
 use serde_json::json;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use taintcheck_model::limits::Lines;
 use taintcheck_model::oracle::{witness, Error, Options, Oracle, Violation};
 use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::parse_duration;
@@ -44,8 +46,15 @@ pub fn run(args: &ConformArgs) -> ExitCode {
         ("-".into(), Box::new(std::io::stdin()))
     } else {
         match std::fs::File::open(&args.trace) {
+            Ok(_) if std::path::Path::new(&args.trace).is_dir() => {
+                let message = format!("{}: cannot read file: it is a directory", args.trace);
+                return bad_error(args, Failure::usage(message));
+            }
             Ok(f) => (args.trace.clone(), Box::new(f)),
-            Err(e) => return bad_error(args, Failure::usage(format!("{}: {e}", args.trace))),
+            Err(e) => {
+                let message = format!("{}: cannot read file: {e}", args.trace);
+                return bad_error(args, Failure::usage(message));
+            }
         }
     };
     let until = match args.until.as_deref().map(parse_duration) {
@@ -62,13 +71,13 @@ pub fn run(args: &ConformArgs) -> ExitCode {
     let mut oracle: Option<Oracle> = None;
     let mut profile = None;
     let mut kept: Vec<(usize, TraceRecord)> = Vec::new();
-    let mut lines = BufReader::new(input).lines();
+    let mut lines = Lines::new(BufReader::new(input));
     let mut n = 0;
     loop {
         let text = match lines.next() {
             None => break,
             Some(Ok(text)) => text,
-            Some(Err(e)) => return bad(args, &name, n + 1, &e.to_string()),
+            Some(Err(e)) => return bad(args, &name, e.line, &e.message),
         };
         n += 1;
         let record = match reader.push_line(n, &text) {
@@ -126,9 +135,9 @@ pub fn run(args: &ConformArgs) -> ExitCode {
                     "latency_bound_ms": args.latency_bound_ms,
                     "summary": summary,
                 });
-                println!("{report}");
+                outln!("{report}");
             } else {
-                println!(
+                outln!(
                     "{name}: conforms to {} (latency bound {} ms): {} lines, {} pods, largest \
                      frontier {} states",
                     p.name,
@@ -172,8 +181,9 @@ fn violation(
 ) -> ExitCode {
     if let Some(path) = &args.witness {
         let text = witness::scenario(kept, v, profile.name, controller_deletes);
-        if let Err(e) = std::fs::write(path, text) {
-            return bad_error(args, Failure::usage(format!("{}: {e}", path.display())));
+        let trace = std::path::Path::new(name);
+        if let Err(failure) = output::write_file("--witness", path, &text, &[trace]) {
+            return bad_error(args, failure);
         }
     }
     if args.json {
@@ -183,14 +193,14 @@ fn violation(
             "latency_bound_ms": args.latency_bound_ms,
             "violation": v,
         });
-        println!("{report}");
+        outln!("{report}");
     } else {
         match v.line {
-            Some(line) => println!("{name}:{line}: {}", v.message),
-            None => println!("{name}: at the end ({}): {}", v.t, v.message),
+            Some(line) => outln!("{name}:{line}: {}", v.message),
+            None => outln!("{name}: at the end ({}): {}", v.t, v.message),
         }
         if let Some(path) = &args.witness {
-            println!("witness: {} (taintcheck run {0})", path.display());
+            outln!("witness: {} (taintcheck run {0})", path.display());
         }
     }
     ExitCode::from(1)
@@ -205,7 +215,7 @@ fn bad(args: &ConformArgs, name: &str, line: usize, message: &str) -> ExitCode {
 fn bad_error(args: &ConformArgs, failure: Failure) -> ExitCode {
     if args.json {
         let message = failure.text();
-        println!("{}", json!({"verdict": "bad_input", "message": message}));
+        outln!("{}", json!({"verdict": "bad_input", "message": message}));
         ExitCode::from(2)
     } else {
         failure.report()

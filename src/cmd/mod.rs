@@ -10,17 +10,22 @@ pub mod explain;
 pub mod explore;
 pub mod failure;
 pub mod import;
+pub mod output;
 pub mod profiles;
 pub mod run;
 pub mod validate;
 
 use failure::Failure;
 use std::path::Path;
+use taintcheck_model::limits;
 use taintcheck_model::scenario::{parse_scenario, Scenario};
 
 /// Reads and parses a scenario file for `run` and `expect`.
 pub fn load_scenario(path: &Path) -> Result<Scenario, Failure> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Failure::usage(format!("{file}: {e}")))?;
+    let text = limits::read_file(path).map_err(|e| match e.line {
+        Some(_) => Failure::input(e),
+        None => Failure::usage(e),
+    })?;
     parse_scenario(&file, &text).map_err(Failure::input)
 }

@@ -227,10 +227,15 @@ impl CheckConfig {
     /// A configuration by built-in name or by path to a YAML file.
     pub fn load(name_or_path: &str) -> Result<CheckConfig, ConfigErrors> {
         if name_or_path.ends_with(".yaml") || name_or_path.contains('/') {
-            let text = std::fs::read_to_string(name_or_path).map_err(|e| {
-                let message = format!("cannot read file: {e}");
-                unlocated(name_or_path, FieldPath::root(), message)
-            })?;
+            let text =
+                crate::limits::read_file(std::path::Path::new(name_or_path)).map_err(|e| {
+                    ConfigErrors(vec![Error {
+                        file: e.file,
+                        line: e.line,
+                        field: FieldPath::root(),
+                        message: e.message,
+                    }])
+                })?;
             let stem = std::path::Path::new(name_or_path)
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -304,11 +309,16 @@ impl CheckConfig {
                 "Invalid value: 0: must be positive".into(),
             );
         }
-        if self.node_channel_capacity == 0 || self.pod_channel_capacity == 0 {
-            return err(
-                FieldPath::new("node_channel_capacity"),
-                "Invalid value: 0: channel capacities must be positive".into(),
-            );
+        for (field, capacity) in [
+            ("node_channel_capacity", self.node_channel_capacity),
+            ("pod_channel_capacity", self.pod_channel_capacity),
+        ] {
+            if capacity == 0 {
+                return err(
+                    FieldPath::new(field),
+                    "Invalid value: 0: channel capacities must be positive".into(),
+                );
+            }
         }
         Ok(())
     }
@@ -411,6 +421,21 @@ pub struct Overrides {
 pub fn parse_taint(s: &str) -> Taint {
     let (key, value) = s.split_once('=').unwrap_or((s, ""));
     Taint::new(key, value, TaintEffect::NoExecute)
+}
+
+/// `key` or `key=value` (always NoExecute), each part valid as the API server checks a taint's
+/// key and value; else what is wrong, as `expected …`.
+pub fn checked_taint(s: &str) -> Result<Taint, String> {
+    let taint = parse_taint(s);
+    let problems: Vec<String> = crate::validate::label_key_errors(&taint.key)
+        .into_iter()
+        .chain(crate::validate::label_value_errors(&taint.value))
+        .collect();
+    if problems.is_empty() {
+        Ok(taint)
+    } else {
+        Err(format!("key or key=value: {}", problems.join("; ")))
+    }
 }
 
 /// A problem with a command-line value, which has no line.

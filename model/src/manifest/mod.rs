@@ -9,6 +9,7 @@ pub mod convert;
 mod print;
 
 use crate::field::{BadValue, FieldError, FieldPath, Segment};
+use crate::limits::{self, shorten, shorten_message};
 use crate::yaml::{self, json};
 use crate::{api, validate};
 use k8s_openapi::api::core::v1 as k8s;
@@ -51,9 +52,9 @@ impl fmt::Display for Diagnostic {
             write!(f, ":{line}")?;
         }
         if !self.path.is_empty() {
-            write!(f, ": {}", self.path)?;
+            write!(f, ": {}", shorten(&self.path))?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", shorten_message(&self.message))
     }
 }
 
@@ -133,16 +134,15 @@ pub struct Manifests {
 
 /// Read one file from disk (see [`read_str`]); `display` names it in diagnostics.
 pub fn read_file(path: &Path) -> Manifests {
-    let display = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => read_str(&display, &text),
+    match limits::read_file(path) {
+        Ok(text) => read_str(&path.display().to_string(), &text),
         Err(e) => Manifests {
             objects: Vec::new(),
             errors: vec![Diagnostic {
-                file: display,
-                line: None,
+                file: e.file,
+                line: e.line,
                 path: String::new(),
-                message: format!("cannot read file: {e}"),
+                message: e.message,
             }],
         },
     }
@@ -254,6 +254,28 @@ fn read_object(
             }
         }
         "Pod" | "Node" => {
+            // Checked before decoding: validation then stays within the limit.
+            let list = if kind == "Pod" {
+                "tolerations"
+            } else {
+                "taints"
+            };
+            let limit = &limits::TAINTS;
+            let path = FieldPath::new("spec").child(list);
+            let count = value
+                .get("spec")
+                .and_then(|spec| spec.get(list))
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            if count > limit.get() {
+                out.errors.push(Diagnostic {
+                    file: file.to_owned(),
+                    line: Some(lines.line(&path)),
+                    path: path.to_string(),
+                    message: limit.too_many(count),
+                });
+                return;
+            }
             let decoded = if kind == "Pod" {
                 decode::<k8s::Pod>(value).map(|p| Object::Pod(Box::new(p)))
             } else {
