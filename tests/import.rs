@@ -62,7 +62,13 @@ fn import(scenario: &str, source: Source) -> (PathBuf, String) {
 fn conform(scenario: &str, source: Source) -> (i32, Value) {
     let (trace, _) = import(scenario, source);
     let t = trace.display().to_string();
-    let out = taintcheck(&["conform", &t, "--json", "--latency-bound-ms", source.bound()]);
+    let out = taintcheck(&[
+        "conform",
+        &t,
+        "--json",
+        "--latency-bound-ms",
+        source.bound(),
+    ]);
     let verdict = serde_json::from_str(stdout(&out).trim()).unwrap_or(Value::Null);
     (out.status.code().unwrap_or(-1), verdict)
 }
@@ -105,7 +111,10 @@ fn a_premature_eviction_is_rejected_in_wall_clock_time() {
             "{source:?}: {message}"
         );
         assert!(
-            v["time"].as_str().unwrap().starts_with("2025-11-25T08:02:48"),
+            v["time"]
+                .as_str()
+                .unwrap()
+                .starts_with("2025-11-25T08:02:48"),
             "{v}"
         );
         assert!(!message.contains("1764"), "epoch seconds in {message}");
@@ -159,7 +168,10 @@ fn the_header_states_start_end_and_what_was_given() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     let text = std::fs::read_to_string(trace).unwrap();
-    assert!(text.lines().next().unwrap().contains("\"observed\":[]"), "{text}");
+    assert!(
+        text.lines().next().unwrap().contains("\"observed\":[]"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -167,7 +179,10 @@ fn audit_and_kubectl_together_merge_duplicates() {
     let (trace, err) = import("evicted-after-300s", Source::Both);
     assert!(err.contains(" duplicate"), "{err}");
     let text = std::fs::read_to_string(trace).unwrap();
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let kinds = |kind: &str| lines.iter().filter(|l| l["kind"] == kind).count();
     // One taint change, one DisruptionTarget, one terminating: each once though both sources
     // show it; one GET, PATCH and DELETE with their responses; one event.
@@ -189,7 +204,10 @@ fn audit_and_kubectl_together_merge_duplicates() {
 fn status_writes_are_dated_by_their_own_managed_fields_entry() {
     let (trace, _) = import("evicted-after-300s", Source::Kubectl);
     let text = std::fs::read_to_string(trace).unwrap();
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let dt = lines
         .iter()
         .find(|l| l["disruption_target"] == true)
@@ -205,12 +223,36 @@ fn other_formats_and_bad_entries_are_errors_with_file_and_line() {
     let dir = scratch("bad");
     std::fs::create_dir_all(&dir).unwrap();
     let cases = [
-        ("yaml.json", "type: ADDED\nobject:\n  kind: Pod\n", "yaml.json:1: this is YAML"),
-        ("wide.json", "NAME    READY   STATUS\nweb-0   1/1     Running\n", "wide.json:1: this is kubectl's table output"),
-        ("trunc.log", "{\"type\":\"BOOKMARK\",\"object\":{}}\n{\"type\":\"ADDED\",\"obj", "trunc.log:2: truncated JSON"),
-        ("v1beta1.log", "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1beta1\",\"auditID\":\"a\"}\n", "v1beta1.log:1: apiVersion: Unsupported value: \"audit.k8s.io/v1beta1\""),
-        ("type.json", "{\"type\":\"REPLACED\",\"object\":{}}", "type.json:1: type: Unsupported value: \"REPLACED\""),
-        ("noobject.json", "\n{\"type\":\"ADDED\"}", "noobject.json:2: object: Required value"),
+        (
+            "yaml.json",
+            "type: ADDED\nobject:\n  kind: Pod\n",
+            "yaml.json:1: this is YAML",
+        ),
+        (
+            "wide.json",
+            "NAME    READY   STATUS\nweb-0   1/1     Running\n",
+            "wide.json:1: this is kubectl's table output",
+        ),
+        (
+            "trunc.log",
+            "{\"type\":\"BOOKMARK\",\"object\":{}}\n{\"type\":\"ADDED\",\"obj",
+            "trunc.log:2: truncated JSON",
+        ),
+        (
+            "v1beta1.log",
+            "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1beta1\",\"auditID\":\"a\"}\n",
+            "v1beta1.log:1: apiVersion: Unsupported value: \"audit.k8s.io/v1beta1\"",
+        ),
+        (
+            "type.json",
+            "{\"type\":\"REPLACED\",\"object\":{}}",
+            "type.json:1: type: Unsupported value: \"REPLACED\"",
+        ),
+        (
+            "noobject.json",
+            "\n{\"type\":\"ADDED\"}",
+            "noobject.json:2: object: Required value",
+        ),
         ("array.json", "[]", "array.json:1: expected a JSON object"),
     ];
     for (name, text, expected) in cases {
@@ -223,8 +265,8 @@ fn other_formats_and_bad_entries_are_errors_with_file_and_line() {
         assert!(!err.contains("panicked"), "{err}");
     }
     // Out of order within one watch file.
-    let pods = std::fs::read_to_string("tests/fixtures/recordings/evicted-after-300s/pods.json")
-        .unwrap();
+    let pods =
+        std::fs::read_to_string("tests/fixtures/recordings/evicted-after-300s/pods.json").unwrap();
     let values: Vec<Value> = serde_json::Deserializer::from_str(&pods)
         .into_iter()
         .map(Result::unwrap)
@@ -235,7 +277,8 @@ fn other_formats_and_bad_entries_are_errors_with_file_and_line() {
     let out = taintcheck(&["import", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("reversed.json:2: object.metadata.resourceVersion: 1200 is older than 1201"),
+        stderr(&out)
+            .contains("reversed.json:2: object.metadata.resourceVersion: 1200 is older than 1201"),
         "{}",
         stderr(&out)
     );
@@ -251,7 +294,11 @@ fn an_events_count_costs_bounded_lines_and_strict_refuses_lossy_skips() {
     let out = taintcheck(&["import", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out).lines().count(), 1 + 100);
-    assert!(stderr(&out).contains("1999999900 event_occurrences_capped"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1999999900 event_occurrences_capped"),
+        "{}",
+        stderr(&out)
+    );
     let out = taintcheck(&["import", path.to_str().unwrap(), "--strict"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--strict: skipped 1999999900 event_occurrences_capped"));
@@ -273,5 +320,9 @@ fn another_controller_user_is_configurable() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = std::fs::read_to_string(trace).unwrap();
     assert!(!text.contains("\"kind\":\"request\""), "{text}");
-    assert!(text.lines().next().unwrap().contains("\"observed\":[\"events\"]"));
+    assert!(text
+        .lines()
+        .next()
+        .unwrap()
+        .contains("\"observed\":[\"events\"]"));
 }

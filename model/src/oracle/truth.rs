@@ -262,10 +262,7 @@ impl fmt::Display for WhyText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let clock = self.clock;
         let from = |from: &From| match from {
-            From::Taint(t) => format!(
-                "from {}, when the taint was first observable",
-                clock.at(*t)
-            ),
+            From::Taint(t) => format!("from {}, when the taint was first observable", clock.at(*t)),
             From::Bound(t) => format!("from {}, when it was bound to the node", clock.at(*t)),
         };
         match self.why {

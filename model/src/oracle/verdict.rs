@@ -159,7 +159,10 @@ impl Context<'_> {
             match why {
                 Why::Untolerated { at, .. } | Why::Tolerates { at, .. } if self.t < *at => {
                     return (
-                        format!("{pod} {what} at {t}{}, but {why_text}", self.after_taint(self.t)),
+                        format!(
+                            "{pod} {what} at {t}{}, but {why_text}",
+                            self.after_taint(self.t)
+                        ),
                         Expected::NotDeletedBy(self.t),
                     );
                 }

@@ -138,7 +138,11 @@ pub fn scenario(source: &Source, v: &Violation) -> String {
         "# Witness written by `taintcheck conform` (spec ORACLE-9)."
     );
     if clock.is_wall() {
-        let _ = writeln!(out, "# Time 0 is {} on the recording's clock.", clock.at(origin));
+        let _ = writeln!(
+            out,
+            "# Time 0 is {} on the recording's clock.",
+            clock.at(origin)
+        );
     }
     let _ = writeln!(out, "name: {}", json!(name));
     let _ = writeln!(out, "description: {}", json!(v.message));

@@ -18,8 +18,7 @@ const VERSION: &str = "audit.k8s.io/v1";
 /// Whether a JSON value is an audit entry rather than a watch event or an object.
 pub fn is_audit(v: &Value) -> bool {
     v.get("auditID").is_some()
-        || v
-            .get("apiVersion")
+        || v.get("apiVersion")
             .and_then(Value::as_str)
             .is_some_and(|a| a.starts_with("audit.k8s.io/"))
 }
@@ -44,8 +43,7 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
         return Ok(());
     }
     let time = |field: &str| {
-        let text = s(&format!("/{field}"))
-            .ok_or_else(|| format!("{field}: Required value"))?;
+        let text = s(&format!("/{field}")).ok_or_else(|| format!("{field}: Required value"))?;
         timestamp(text).ok_or_else(|| format!("{field}: Invalid value: {text:?}: not RFC 3339"))
     };
     let received = time("requestReceivedTimestamp")?;
@@ -154,9 +152,7 @@ fn request(
         ("delete", "") => RequestVerb::Delete,
         // The node lifecycle controller (the taint manager's user before 1.29) also patches
         // pods' Ready condition; the taint manager's patch sets DisruptionTarget.
-        ("patch", "status")
-            if body.is_none_or(|b| b.to_string().contains("DisruptionTarget")) =>
-        {
+        ("patch", "status") if body.is_none_or(|b| b.to_string().contains("DisruptionTarget")) => {
             RequestVerb::Patch
         }
         _ => {
@@ -167,7 +163,11 @@ fn request(
     let (Some(namespace), Some(name)) = (s("/objectRef/namespace"), s("/objectRef/name")) else {
         return Err("objectRef: Required value: namespace and name of the pod".into());
     };
-    let uid_at = |path: &str| v.pointer(path).and_then(Value::as_str).map(|u| Uid(u.into()));
+    let uid_at = |path: &str| {
+        v.pointer(path)
+            .and_then(Value::as_str)
+            .map(|u| Uid(u.into()))
+    };
     let request_uid = match trace_verb {
         RequestVerb::Delete => uid_at("/requestObject/preconditions/uid"),
         RequestVerb::Patch => uid_at("/requestObject/metadata/uid"),

@@ -71,7 +71,14 @@ fn not_an_object(v: &Value) -> String {
 /// The message for text that is not JSON, with a hint when it is another of kubectl's formats.
 fn hint(rest: &str, e: &serde_json::Error) -> String {
     let first = rest.lines().next().unwrap_or("").trim_start();
-    let yaml = ["apiVersion:", "kind:", "type:", "object:", "---", "metadata:"];
+    let yaml = [
+        "apiVersion:",
+        "kind:",
+        "type:",
+        "object:",
+        "---",
+        "metadata:",
+    ];
     let table = ["NAME ", "NAMESPACE ", "EVENT ", "LAST SEEN "];
     if yaml.iter().any(|p| first.starts_with(p)) {
         format!("this is YAML (`-o yaml`), not JSON: {HOW_TO_RECORD}")
@@ -81,7 +88,10 @@ fn hint(rest: &str, e: &serde_json::Error) -> String {
         "truncated JSON: the recording ends inside a value (was kubectl stopped mid-line?)"
             .to_string()
     } else {
-        format!("invalid JSON: {}", e.to_string().split(" at line ").next().unwrap_or(""))
+        format!(
+            "invalid JSON: {}",
+            e.to_string().split(" at line ").next().unwrap_or("")
+        )
     }
 }
 

@@ -125,9 +125,11 @@ fn required_meta(
     match meta.resource_version.as_deref().map(str::parse::<u64>) {
         Some(Ok(_)) => Ok(()),
         Some(Err(_)) => Err("metadata.resourceVersion: Invalid value: expected an integer".into()),
-        None => Err("metadata.resourceVersion: Required value: the API server always sets it; \
+        None => Err(
+            "metadata.resourceVersion: Required value: the API server always sets it; \
              the recording orders changes by it"
-            .into()),
+                .into(),
+        ),
     }
 }
 

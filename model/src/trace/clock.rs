@@ -125,7 +125,10 @@ mod tests {
         let wall = Clock::new(Some(start()));
         assert_eq!(wall.at(Time(180_000)).to_string(), "2025-11-25T08:03:00Z");
         assert_eq!(wall.at(Time(1_500)).to_string(), "2025-11-25T08:00:01.500Z");
-        assert_eq!(wall.json(Time(0)), serde_json::json!("2025-11-25T08:00:00Z"));
+        assert_eq!(
+            wall.json(Time(0)),
+            serde_json::json!("2025-11-25T08:00:00Z")
+        );
         let plain = Clock::default();
         assert_eq!(plain.at(Time(1_500)).to_string(), "1.500s");
         assert_eq!(plain.json(Time(1_500)), serde_json::json!(1500));
