@@ -12,6 +12,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
 
+mod clock;
+
+pub use clock::{Clock, Shown, Start};
+
 /// The trace format version written in the header line. Spec: TRACE-1.
 pub const TRACE_VERSION: u32 = 1;
 
@@ -45,6 +49,13 @@ pub enum TraceEvent {
         /// Which controller outputs the trace records (TRACE-7); absent: requests and events.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         observed: Option<Vec<Observed>>,
+        /// The wall-clock instant `t = 0` stands for (TRACE-8); messages then speak RFC 3339.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        start: Option<Start>,
+        /// The trace claims nothing happened after its last line up to this `t` (TRACE-8): the
+        /// end of a recording, the horizon `conform` checks deadlines up to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end: Option<Time>,
     },
     /// The API server stored a new node (`rv`: its resourceVersion).
     NodeAdded {
@@ -564,6 +575,8 @@ mod tests {
                 profile: None,
                 scenario: None,
                 observed: None,
+                start: None,
+                end: None,
             },
         }
     }

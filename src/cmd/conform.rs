@@ -14,9 +14,8 @@ use std::process::ExitCode;
 use taintcheck_model::limits::Lines;
 use taintcheck_model::oracle::{witness, Error, Options, Oracle, Violation};
 use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::parse_duration;
 use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::{TraceEvent, TraceReader, TraceRecord};
+use taintcheck_model::trace::{Clock, TraceEvent, TraceReader, TraceRecord};
 
 #[derive(Args)]
 pub struct ConformArgs {
@@ -29,8 +28,10 @@ pub struct ConformArgs {
     /// D: an API change reaches the controller, and a due timer fires, within D ms.
     #[arg(long, default_value_t = 1000, value_name = "D", value_parser = non_negative_ms())]
     latency_bound_ms: i64,
-    /// The trace claims nothing happened after its last line until this instant (e.g. `400s`):
-    /// deadlines up to it are checked too.
+    /// The trace claims nothing happened after its last line until this instant: RFC 3339
+    /// (`2025-11-25T08:10:00Z`, for a trace whose header has a `start`) or a duration from the
+    /// trace's origin (`400s`, `5m`). Deadlines up to it are checked too. Default: the header's
+    /// `end` (an imported recording's end), else the last line.
     #[arg(long, value_name = "INSTANT")]
     until: Option<String>,
     /// Print the verdict as JSON.
@@ -57,19 +58,11 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             }
         }
     };
-    let until = match args.until.as_deref().map(parse_duration) {
-        None => None,
-        Some(Some(d)) => Some(Time(d.millis())),
-        Some(None) => {
-            return bad_error(
-                args,
-                Failure::usage("--until: expected an instant such as 400s or 1.5s"),
-            )
-        }
-    };
     let mut reader = TraceReader::new(&name);
     let mut oracle: Option<Oracle> = None;
     let mut profile = None;
+    let mut clock = Clock::default();
+    let mut until: Option<Time> = None;
     let mut kept: Vec<(usize, TraceRecord)> = Vec::new();
     let mut lines = Lines::new(BufReader::new(input));
     let mut n = 0;
@@ -86,9 +79,23 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             Err(e) => return bad_error(args, Failure::input(e)),
         };
         if oracle.is_none() {
-            let header_profile = match &record.event {
-                TraceEvent::Header { profile, .. } => profile.clone(),
-                _ => None,
+            let (header_profile, end) = match &record.event {
+                TraceEvent::Header {
+                    profile,
+                    start,
+                    end,
+                    ..
+                } => {
+                    clock = Clock::new(*start);
+                    (profile.clone(), *end)
+                }
+                _ => (None, None),
+            };
+            // `--until`, else the end of the recording the header states (TRACE-8).
+            until = match args.until.as_deref().map(|u| clock.parse(u)) {
+                None => end,
+                Some(Ok(t)) => Some(t),
+                Some(Err(e)) => return bad_error(args, Failure::usage(format!("--until: {e}"))),
             };
             let p = match (args.profile, header_profile) {
                 (Some(p), _) => p,
@@ -113,7 +120,14 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             kept.push((n, record.clone()));
         }
         if let Err(e) = o.feed_line(n, &record) {
-            return rejected(args, &name, e, &kept, profile.expect("set"), o);
+            let found = Found {
+                name: &name,
+                kept: &kept,
+                profile: profile.expect("set"),
+                clock,
+                controller_deletes: o.observe().deletions,
+            };
+            return rejected(args, e, &found);
         }
     }
     let Some(o) = oracle else {
@@ -149,55 +163,77 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(Error::Violation(v)) => violation(args, &name, &v, &kept, p, observe.deletions),
+        Err(Error::Violation(v)) => {
+            let found = Found {
+                name: &name,
+                kept: &kept,
+                profile: p,
+                clock,
+                controller_deletes: observe.deletions,
+            };
+            violation(args, &v, &found)
+        }
         Err(e) => bad_error(args, Failure::input(e)),
     }
 }
 
-fn rejected(
-    args: &ConformArgs,
-    name: &str,
-    e: Error,
-    kept: &[(usize, TraceRecord)],
+/// What a violation's report draws on besides the violation itself.
+struct Found<'a> {
+    name: &'a str,
+    /// The lines kept for the witness.
+    kept: &'a [(usize, TraceRecord)],
     profile: Profile,
-    o: &Oracle,
-) -> ExitCode {
+    /// How the trace's instants are shown (wall-clock when its header has a `start`).
+    clock: Clock,
+    controller_deletes: bool,
+}
+
+fn rejected(args: &ConformArgs, e: Error, found: &Found) -> ExitCode {
     match e {
-        Error::Violation(v) => violation(args, name, &v, kept, profile, o.observe().deletions),
-        Error::BadInput(b) => bad(args, name, b.line, &b.message),
-        inconclusive @ Error::Inconclusive { .. } => {
-            bad_error(args, Failure::input(format!("{name}: {inconclusive}")))
-        }
+        Error::Violation(v) => violation(args, &v, found),
+        Error::BadInput(b) => bad(args, found.name, b.line, &b.message),
+        inconclusive @ Error::Inconclusive { .. } => bad_error(
+            args,
+            Failure::input(format!("{}: {inconclusive}", found.name)),
+        ),
     }
 }
 
-fn violation(
-    args: &ConformArgs,
-    name: &str,
-    v: &Violation,
-    kept: &[(usize, TraceRecord)],
-    profile: Profile,
-    controller_deletes: bool,
-) -> ExitCode {
+fn violation(args: &ConformArgs, v: &Violation, found: &Found) -> ExitCode {
+    let Found {
+        name,
+        profile,
+        clock,
+        ..
+    } = *found;
     if let Some(path) = &args.witness {
-        let text = witness::scenario(kept, v, profile.name, controller_deletes);
+        let context = witness::Source {
+            records: found.kept,
+            profile: profile.name,
+            controller_deletes: found.controller_deletes,
+            clock,
+        };
+        let text = witness::scenario(&context, v);
         let trace = std::path::Path::new(name);
         if let Err(failure) = output::write_file("--witness", path, &text, &[trace]) {
             return bad_error(args, failure);
         }
     }
     if args.json {
+        let mut violation = json!(v);
+        violation["time"] = clock.json(v.t);
         let report = json!({
             "verdict": "violation",
             "profile": profile.name,
             "latency_bound_ms": args.latency_bound_ms,
-            "violation": v,
+            "start": clock.start(),
+            "violation": violation,
         });
         outln!("{report}");
     } else {
         match v.line {
             Some(line) => outln!("{name}:{line}: {}", v.message),
-            None => outln!("{name}: at the end ({}): {}", v.t, v.message),
+            None => outln!("{name}: at the end ({}): {}", clock.at(v.t), v.message),
         }
         if let Some(path) = &args.witness {
             outln!("witness: {} (taintcheck run {0})", path.display());

@@ -6,6 +6,7 @@ use super::truth::{seconds_text, Why};
 use crate::api::{NodeName, PodKey};
 use crate::core::{EventKind, Verb};
 use crate::time::{Duration, Time};
+use crate::trace::Clock;
 use serde::Serialize;
 use std::fmt;
 
@@ -142,43 +143,51 @@ pub struct Context<'a> {
     pub why: Why,
     pub profile: &'static str,
     pub bound: Duration,
+    /// How the trace's instants are shown (wall-clock when its header has a `start`).
+    pub clock: Clock,
 }
 
 impl Context<'_> {
     /// The message for an output line `seen` no legal behaviour produces (`alternatives`: what
     /// the legal behaviours could have shown instead), and what a legal run shows.
     pub fn unexplained(&self, seen: &Seen, alternatives: &[Output]) -> (String, Expected) {
-        let Context { pod, t, why, .. } = self;
+        let Context { pod, why, .. } = self;
+        let t = self.clock.at(self.t);
+        let why_text = why.shown(self.clock);
         let what = seen_text(seen);
         if evicts(seen) {
             match why {
-                Why::Untolerated { at, .. } | Why::Tolerates { at, .. } if t < at => {
+                Why::Untolerated { at, .. } | Why::Tolerates { at, .. } if self.t < *at => {
                     return (
-                        format!("{pod} {what} at {t}, but {why}"),
-                        Expected::NotDeletedBy(*t),
+                        format!(
+                            "{pod} {what} at {t}{}, but {why_text}",
+                            self.after_taint(self.t)
+                        ),
+                        Expected::NotDeletedBy(self.t),
                     );
                 }
                 Why::Untolerated { .. } | Why::Tolerates { .. } => {}
                 Why::NoTaints { node, cleared } => {
                     let since = match cleared {
-                        Some(c) if c.plus(self.bound) < *t => format!(
-                            " since {c}, observable by {} within the latency bound",
-                            c.plus(self.bound)
+                        Some(c) if c.plus(self.bound) < self.t => format!(
+                            " since {}, observable by {} within the latency bound",
+                            self.clock.at(*c),
+                            self.clock.at(c.plus(self.bound))
                         ),
-                        Some(c) => format!(" since {c}"),
+                        Some(c) => format!(" since {}", self.clock.at(*c)),
                         None => String::new(),
                     };
                     return (
                         format!(
                             "{pod} {what} at {t}, but node {node} has no NoExecute taint{since}"
                         ),
-                        Expected::NotDeletedBy(*t),
+                        Expected::NotDeletedBy(self.t),
                     );
                 }
                 _ => {
                     return (
-                        format!("{pod} {what} at {t}, but {why}"),
-                        Expected::NotDeletedBy(*t),
+                        format!("{pod} {what} at {t}, but {why_text}"),
+                        Expected::NotDeletedBy(self.t),
                     )
                 }
             }
@@ -194,8 +203,9 @@ impl Context<'_> {
         };
         (
             format!(
-                "{pod} {what} at {t}: no legal behaviour of {} (latency bound {}) does that \
-                 then ({why}); what it could do for {pod} at that point: {legal}",
+                "{pod} {what} at {t}{}: no legal behaviour of {} (latency bound {}) does that \
+                 then ({why_text}); what it could do for {pod} at that point: {legal}",
+                self.after_taint(self.t),
                 self.profile,
                 seconds_text(self.bound)
             ),
@@ -203,10 +213,22 @@ impl Context<'_> {
         )
     }
 
+    /// On a wall clock, how long after the relevant taint appeared `t` is:
+    /// `, 128 s after node.kubernetes.io/unreachable appeared`; nothing on a scenario clock,
+    /// where the instants are already offsets.
+    fn after_taint(&self, t: Time) -> String {
+        match self.why.since_taint(t) {
+            Some((taint, d)) if self.clock.is_wall() => {
+                format!(", {} after {taint} appeared", seconds_text(d))
+            }
+            _ => String::new(),
+        }
+    }
+
     /// The message for a deadline every legal behaviour missed: at `due` the pod had to be
     /// `output`-ed, but the next line for it comes at `t`.
     pub fn overdue(&self, output: &Output, due: Time) -> (String, Expected) {
-        let Context { pod, t, why, .. } = self;
+        let Context { pod, why, .. } = self;
         let what = output_text(output);
         let deletion = matches!(
             output,
@@ -219,11 +241,15 @@ impl Context<'_> {
         } else {
             Expected::Nothing
         };
+        let after = self.after_taint(due);
         (
             format!(
-                "{pod} should have been {what} by {due} ({why}; latency bound {}), but the \
-                 trace shows nothing of it before {t}",
-                seconds_text(self.bound)
+                "{pod} should have been {what} by {}{after} ({}; latency bound {}), but the \
+                 trace shows nothing of it before {}",
+                self.clock.at(due),
+                why.shown(self.clock),
+                seconds_text(self.bound),
+                self.clock.at(self.t)
             ),
             expected,
         )
