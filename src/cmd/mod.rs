@@ -10,7 +10,9 @@ pub mod explain;
 pub mod explore;
 pub mod failure;
 pub mod import;
+pub mod minimize;
 pub mod profiles;
+pub mod report;
 pub mod run;
 pub mod validate;
 
