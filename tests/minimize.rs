@@ -31,17 +31,40 @@ fn minimal(config: &str, property: &str, expected: &str, steps: usize) {
     }
 }
 
+/// N1's family: the timer has fired and the work is running when the cache observes that the
+/// pod tolerates the taint forever; the DELETE goes ahead. One operation of one kind suffices.
 #[test]
-fn n1_needs_one_pod_and_one_untaint() {
-    minimal("timer-vs-cancel", "EVICT-1", "N1", 0);
+fn n1_needs_one_pod_and_one_change_while_the_work_runs() {
+    minimal(
+        "timer-vs-cancel",
+        "EVICT-1",
+        "budget 1, operations [set_seconds], 1 node(s), 1 pod(s), 1 worker(s), 1 taint(s) to add, \
+         1 seconds choice(s), horizon 1000 ms, channel capacities 1/1",
+        7,
+    );
 }
 
+/// N5/N6: the successor recreated under the same name (here on the same node) is deleted by the
+/// predecessor's DELETE by name; no second node is needed.
 #[test]
-fn n5_needs_two_nodes_and_a_recreation() {
-    minimal("same-name-successor", "UID-1", "N5", 0);
+fn n5_needs_one_recreation() {
+    minimal(
+        "same-name-successor",
+        "UID-1",
+        "budget 1, operations [recreate_pod], 1 node(s), 1 pod(s), 1 worker(s), 1 taint(s) to add, \
+         0 seconds choice(s), horizon 2000 ms, channel capacities 1/1",
+        8,
+    );
 }
 
+/// T4: one restart, and a horizon past the restarted countdown.
 #[test]
 fn t4_needs_a_restart() {
-    minimal("restart", "LIVE-2", "T4", 0);
+    minimal(
+        "restart",
+        "LIVE-2",
+        "budget 1, operations [restart], 1 node(s), 1 pod(s), 1 worker(s), 0 taint(s) to add, \
+         0 seconds choice(s), horizon 3000 ms, channel capacities 1/1",
+        12,
+    );
 }

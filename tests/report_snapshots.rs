@@ -1,5 +1,5 @@
 //! `taintcheck report` on the known upstream races (specs/verdicts.md): N1 (EVICT-1 on
-//! `timer-vs-cancel`), N5 (UID-1 on `same-name-successor`) and T4 (LIVE-2 on `restart`), each
+//! `timer-vs-cancel`), N5/N6 (UID-1 on `same-name-successor`) and T4 (LIVE-2 on `restart`), each
 //! under `latest`. The reports are deterministic (shortest counterexamples, no timings), so each
 //! is a reviewed snapshot. Spec: CHECK-5.
 
@@ -23,7 +23,7 @@ fn n1_timer_fires_while_the_untaint_is_queued() {
 }
 
 #[test]
-fn n5_successor_deleted_by_its_predecessors_timer() {
+fn n5_successor_deleted_by_its_predecessors_work() {
     insta::assert_snapshot!(report("latest", "same-name-successor", "UID-1"));
 }
 

@@ -151,10 +151,9 @@ pub fn write(model: &TaintSys, property: &str, selection: &str) -> Result<String
         "The NoExecute taint manager of kube-controller-manager can get here: {title}. \
          taintcheck's model of the controller (profile `{profile}`) reaches it with {nodes} \
          node(s), {pods} pod(s) and {workers} worker(s) in {steps} steps over {ms} ms of model \
-         time, and the property {id} ({name}) fails at the last step: {action}{outcome}.\n",
+         time, and the property {name} fails at the last step: {action}{outcome}.\n",
         title = meaning.title,
         profile = profile.name,
-        id = info.id,
         name = info.name,
         nodes = config.nodes.len(),
         pods = config.pods.len(),
@@ -185,11 +184,23 @@ pub fn write(model: &TaintSys, property: &str, selection: &str) -> Result<String
         if !step.outcome.is_empty() {
             let _ = write!(s, " → {}", step.outcome.join("; "));
         }
-        let _ = writeln!(
-            s,
-            "  \n   Upstream: `{}` in `{}` (taintcheck specs/upstream.md {}).",
-            src.function, src.file, src.spec
-        );
+        let cite = if src.spec.starts_with('§') {
+            format!("specs/upstream.md {}", src.spec)
+        } else {
+            format!("specs/spec.md {}", src.spec)
+        };
+        let _ = match src.file {
+            Some(file) => writeln!(
+                s,
+                "  \n   Upstream: `{}` in `{file}` (taintcheck {cite}).",
+                src.function
+            ),
+            None => writeln!(
+                s,
+                "  \n   Outside the controller: {} (taintcheck {cite}).",
+                src.function
+            ),
+        };
     }
     let _ = writeln!(s, "\n## Expected behaviour\n\n{}\n", meaning.expected);
     let _ = writeln!(s, "## Reproduce\n\n```sh");

@@ -1,4 +1,5 @@
-//! Shortest counterexamples, found by a breadth-first pass of our own.
+//! Shortest counterexamples (and examples of `sometimes` properties), found by a
+//! breadth-first pass of our own.
 //!
 //! stateright 0.31's BFS records a discovery for an `always` property *every* time it visits a
 //! violating state, overwriting the one before (`bfs.rs`, `check_block`). Our safety properties

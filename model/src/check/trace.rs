@@ -94,9 +94,9 @@ impl Trace {
         self.lines().join("\n")
     }
 
-    /// The model time the last step is taken at (ms).
+    /// The model clock in the last state (ms).
     pub fn end_ms(&self) -> i64 {
-        self.steps.last().map_or(0, |s| s.time_ms)
+        self.states.last().map_or(0, |s| s.now.0)
     }
 }
 

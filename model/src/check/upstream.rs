@@ -11,12 +11,12 @@ use crate::profile::{DeleteSequence, Profile};
 /// The upstream code a step runs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Source {
-    /// The file, relative to `kubernetes/kubernetes` (or the component, when the step is not
-    /// the controller's).
-    pub file: &'static str,
+    /// The file, relative to `kubernetes/kubernetes`; `None` for steps outside the controller
+    /// (the clock, the cluster's clients).
+    pub file: Option<&'static str>,
     /// The function (or goroutine) taking the step.
     pub function: &'static str,
-    /// The specs/upstream.md section describing it.
+    /// The specs/upstream.md section describing it (`§n`), or the specs/spec.md id.
     pub spec: &'static str,
 }
 
@@ -41,13 +41,18 @@ fn files(profile: &Profile) -> (&'static str, &'static str) {
 pub fn source(profile: &Profile, before: &SysState, action: &Action) -> Source {
     let (manager, timed) = files(profile);
     let src = |file, function, spec| Source {
-        file,
+        file: Some(file),
+        function,
+        spec,
+    };
+    let outside = |function, spec| Source {
+        file: None,
         function,
         spec,
     };
     match action {
-        Action::Tick(_) => src("(clock)", "time passes", "MODEL-TIME"),
-        Action::Env(_) => src("(cluster)", "kubectl, the scheduler or a client", "§8"),
+        Action::Tick(_) => outside("time passes", "MODEL-TIME"),
+        Action::Env(_) => outside("a client of the API server (kubectl, the scheduler)", "§8"),
         Action::ApiRespond(_) => src(manager, "deletePodHandler (the API call returns)", "§6.2"),
         Action::InformerDeliverNode => src(manager, "NodeUpdated", "§2.3"),
         Action::InformerDeliverPod => src(manager, "PodUpdated", "§2.2"),
