@@ -5,11 +5,12 @@
 //! be parsed.
 
 use super::failure::{Failure, Outcome};
+use super::output::{self, out, outln};
 use clap::Args;
 use serde_json::json;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use taintcheck_model::limits;
 use taintcheck_model::recording::{import_with, Settings};
 use taintcheck_model::trace::to_line;
 
@@ -42,8 +43,7 @@ pub struct ImportArgs {
 pub fn run(args: &ImportArgs) -> Outcome {
     let mut texts = Vec::new();
     for file in &args.files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| Failure::usage(format!("{}: {e}", file.display())))?;
+        let text = limits::read_file(file).map_err(|e| Failure::input(e.to_string()))?;
         texts.push((file.display().to_string(), text));
     }
     let files: Vec<(&str, &str)> = texts
@@ -77,11 +77,11 @@ pub fn run(args: &ImportArgs) -> Outcome {
     }
     let text: String = imported.trace.iter().map(to_line).collect();
     match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?,
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| Failure::usage(format!("stdout: {e}")))?,
+        Some(path) => {
+            let inputs: Vec<&std::path::Path> = args.files.iter().map(|f| f.as_path()).collect();
+            output::write_file("-o", path, &text, &inputs)?;
+        }
+        None => out!("{text}"),
     }
     let lines = imported.trace.len();
     if !imported.skipped.is_empty() {
@@ -95,7 +95,7 @@ pub fn run(args: &ImportArgs) -> Outcome {
     if args.json {
         let output = args.output.as_ref().map(|p| p.display().to_string());
         let summary = json!({"output": output, "lines": lines, "skipped": imported.skipped});
-        println!("{summary}");
+        outln!("{summary}");
     } else if args.output.is_some() {
         eprintln!("{lines} lines");
     }

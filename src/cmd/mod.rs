@@ -10,8 +10,10 @@ pub mod explain;
 pub mod explore;
 pub mod failure;
 pub mod import;
+pub mod minimize;
 pub mod output;
 pub mod profiles;
+pub mod report;
 pub mod run;
 pub mod validate;
 

@@ -95,7 +95,7 @@ fn controller_step(step: &Step) -> String {
 }
 
 /// The action with what the state says about it (which node a worker handles).
-fn describe(s: &SysState, a: &Action) -> String {
+pub fn describe(s: &SysState, a: &Action) -> String {
     let Action::Controller(Step::WorkerContinue {
         worker,
         immediate,
