@@ -30,7 +30,7 @@ use taintcheck_model::check::{CheckConfig, SysState, TaintSys};
 use taintcheck_model::profile::Profile;
 
 /// The (Quint module, Rust profile, Rust configuration) pairs of `specs/quint/profiles.qnt`.
-const CASES: [(&str, &str, &str); 8] = [
+const CASES: [(&str, &str, &str); 12] = [
     ("v1_18_default", "v1.18", "default"),
     ("v1_18_timer_vs_cancel", "v1.18", "timer-vs-cancel"),
     ("v1_18_failing_delete", "v1.18", "failing-delete"),
@@ -39,6 +39,10 @@ const CASES: [(&str, &str, &str); 8] = [
     ("latest_timer_vs_cancel", "latest", "timer-vs-cancel"),
     ("latest_failing_delete", "latest", "failing-delete"),
     ("latest_toleration_change", "latest", "toleration-change"),
+    ("fixed_default", "fixed", "default"),
+    ("fixed_timer_vs_cancel", "fixed", "timer-vs-cancel"),
+    ("fixed_failing_delete", "fixed", "failing-delete"),
+    ("fixed_toleration_change", "fixed", "toleration-change"),
 ];
 
 /// Rust states kept per Quint state; beyond it the trace counts as inconclusive, not agreeing.
@@ -46,7 +50,9 @@ const FRONTIER_CAP: usize = 50_000;
 
 fn project(s: &SysState) -> Projection {
     let taint_keys = |node: &taintcheck_model::api::Node| -> Vec<String> {
-        node.no_execute_taints().map(|t| t.key.to_string()).collect()
+        node.no_execute_taints()
+            .map(|t| t.key.to_string())
+            .collect()
     };
     let pod = |p: &taintcheck_model::api::Pod, dt: bool| PodView {
         uid: p
@@ -98,7 +104,12 @@ fn project(s: &SysState) -> Projection {
             .ctrl
             .tainted_nodes()
             .iter()
-            .map(|(k, ts)| (k.to_string(), ts.iter().map(|t| t.key.to_string()).collect()))
+            .map(|(k, ts)| {
+                (
+                    k.to_string(),
+                    ts.iter().map(|t| t.key.to_string()).collect(),
+                )
+            })
             .collect(),
     }
 }
@@ -287,7 +298,10 @@ fn quint_traces_replay_in_the_rust_model() {
         if let Err(why) = ensure_quint(&dir) {
             let required = std::env::var("TAINTCHECK_REQUIRE_QUINT").as_deref() == Ok("1");
             eprintln!("quint_replay DID NOT RUN: {why}");
-            assert!(!required, "TAINTCHECK_REQUIRE_QUINT=1 but Quint cannot run: {why}");
+            assert!(
+                !required,
+                "TAINTCHECK_REQUIRE_QUINT=1 but Quint cannot run: {why}"
+            );
             return;
         }
     }
@@ -334,5 +348,9 @@ fn quint_traces_replay_in_the_rust_model() {
         assert!(given.is_some() || !texts.is_empty(), "{module}: no trace");
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    assert!(failures.is_empty(), "disagreements:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "disagreements:\n{}",
+        failures.join("\n")
+    );
 }

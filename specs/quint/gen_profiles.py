@@ -12,11 +12,16 @@ def fnv(s):
     return h
 
 PROFILES = {
-    # PROFILE-1..5 (specs/profiles.md)
+    # PROFILE-1..10 (specs/profiles.md)
     "v1_18": dict(CANCEL_ON_FOREVER="false", TWO_NOWS="true", COMPLETION='"Tombstone"',
-                  CANCEL_FLAG="false", GET_PATCH_DELETE="false"),
+                  CANCEL_FLAG='"Absent"', DELETE_SEQUENCE='"DeleteOnly"', UID_KEYS="false",
+                  EARLIEST_LEGAL="false"),
     "latest": dict(CANCEL_ON_FOREVER="true", TWO_NOWS="false", COMPLETION='"Delete"',
-                   CANCEL_FLAG="true", GET_PATCH_DELETE="true"),
+                   CANCEL_FLAG='"BeforeStart"', DELETE_SEQUENCE='"GetPatchDelete"', UID_KEYS="false",
+                   EARLIEST_LEGAL="false"),
+    "fixed": dict(CANCEL_ON_FOREVER="true", TWO_NOWS="false", COMPLETION='"OwnedDelete"',
+                  CANCEL_FLAG='"BeforeEveryRequest"', DELETE_SEQUENCE='"LiveReadPatchDelete"',
+                  UID_KEYS="true", EARLIEST_LEGAL="true"),
 }
 
 FOREVER = -1

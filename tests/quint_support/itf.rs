@@ -124,7 +124,9 @@ fn boolean(v: &Value) -> Result<bool, String> {
 }
 
 fn map(v: &Value) -> Result<Vec<(&Value, &Value)>, String> {
-    let pairs = v["#map"].as_array().ok_or_else(|| format!("not a map: {v}"))?;
+    let pairs = v["#map"]
+        .as_array()
+        .ok_or_else(|| format!("not a map: {v}"))?;
     pairs
         .iter()
         .map(|p| match p.as_array().map(Vec::as_slice) {
