@@ -133,6 +133,8 @@ fn successors(model: &TaintSys, s: &SysState) -> Vec<SysState> {
         .collect()
 }
 
+// The states' interior mutability is their cached hash (`Shared`), which `Eq` and `Hash` ignore.
+#[allow(clippy::mutable_key_type)]
 fn replay(model: &TaintSys, trace: &[QuintState]) -> Verdict {
     let Some(start) = trace.iter().position(|q| q.settled) else {
         return Verdict::Agrees(0, 0);
