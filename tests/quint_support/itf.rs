@@ -16,7 +16,7 @@ pub struct PodView {
     pub disruption_target: bool,
 }
 
-/// The shared variables (spec MODEL-S1, S2, S3, S4's CORE-S1, S5), by the names of specs/spec.md.
+/// The shared variables (MODEL-S1, MODEL-S2, MODEL-S3, CORE-S1, MODEL-S5), named as in specs/spec.md.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Projection {
     pub now: i64,
