@@ -12,7 +12,7 @@
 //!
 //! Quint runs with its TypeScript backend, installed from `specs/quint/package-lock.json` (`npm ci`)
 //! when `node_modules` is missing. Without node/npm the test says it did not run, and fails if
-//! `TAINTCHECK_REQUIRE_QUINT=1`. `TAINTCHECK_QUINT_TRACES` (default 4) and
+//! `TAINTCHECK_REQUIRE_QUINT=1`. `TAINTCHECK_QUINT_TRACES` (default 2) and
 //! `TAINTCHECK_QUINT_STEPS` (default 50) size the run; `TAINTCHECK_QUINT_ITF_DIR` replays the
 //! `*.itf.json` files of a directory instead of simulating (file names start with the module,
 //! e.g. `latest_default_0.itf.json`).
@@ -26,6 +26,7 @@ use std::process::Command;
 
 use itf::{PodView, Projection, QuintState};
 use stateright::Model;
+use taintcheck_model::check::properties::{Flag, Witness};
 use taintcheck_model::check::{CheckConfig, SysState, TaintSys};
 use taintcheck_model::profile::Profile;
 
@@ -111,6 +112,26 @@ fn project(s: &SysState) -> Projection {
                 )
             })
             .collect(),
+        violated: [
+            (Flag::EvictAfterRemoval, "EVICT-1"),
+            (Flag::Premature, "EVICT-2"),
+            (Flag::UidSafety, "UID-1"),
+            (Flag::HonestCancel, "CANCEL-1"),
+        ]
+        .into_iter()
+        .filter(|(f, _)| s.history.violated & f.bit() != 0)
+        .map(|(_, id)| id.to_string())
+        .collect(),
+        witnessed: [
+            (Witness::ImmediateEviction, "SOME-1"),
+            (Witness::SecondsEviction, "SOME-2"),
+            (Witness::CancelledTimer, "SOME-3"),
+            (Witness::RetriedDeletion, "SOME-4"),
+        ]
+        .into_iter()
+        .filter(|(w, _)| s.history.witnessed & w.bit() != 0)
+        .map(|(_, id)| id.to_string())
+        .collect(),
     }
 }
 
@@ -307,7 +328,7 @@ fn quint_traces_replay_in_the_rust_model() {
             return;
         }
     }
-    let traces = env_usize("TAINTCHECK_QUINT_TRACES", 4);
+    let traces = env_usize("TAINTCHECK_QUINT_TRACES", 2);
     let steps = env_usize("TAINTCHECK_QUINT_STEPS", 50);
     let scratch = std::env::temp_dir().join(format!("taintcheck-quint-{}", std::process::id()));
     let mut failures = Vec::new();

@@ -2,7 +2,7 @@
 //! projection of a Quint state of `specs/quint/taintmanager.qnt` onto the variables it shares
 //! with the Rust model (`Projection`, specs/quint/README.md "Cross-check").
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -29,6 +29,10 @@ pub struct Projection {
     pub nodes_pending: usize,
     pub pods_pending: usize,
     pub tainted_nodes: BTreeMap<String, Vec<String>>,
+    /// MODEL-S6: the properties judged on steps (EVICT-1, EVICT-2, UID-1, CANCEL-1) violated so far.
+    pub violated: BTreeSet<String>,
+    /// MODEL-S6: the `sometimes` properties SOME-1..SOME-4 witnessed so far.
+    pub witnessed: BTreeSet<String>,
 }
 
 impl Projection {
@@ -55,7 +59,9 @@ impl Projection {
             pod_cache,
             nodes_pending,
             pods_pending,
-            tainted_nodes
+            tainted_nodes,
+            violated,
+            witnessed
         );
         None
     }
@@ -73,6 +79,8 @@ impl Projection {
             self.nodes_pending != other.nodes_pending,
             self.pods_pending != other.pods_pending,
             self.tainted_nodes != other.tainted_nodes,
+            self.violated != other.violated,
+            self.witnessed != other.witnessed,
         ]
         .iter()
         .filter(|d| **d)
@@ -136,6 +144,15 @@ fn map(v: &Value) -> Result<Vec<(&Value, &Value)>, String> {
         .collect()
 }
 
+fn set(v: &Value) -> Result<BTreeSet<String>, String> {
+    v["#set"]
+        .as_array()
+        .ok_or_else(|| format!("not a set: {v}"))?
+        .iter()
+        .map(string)
+        .collect()
+}
+
 fn strings(v: &Value) -> Result<Vec<String>, String> {
     v.as_array()
         .ok_or_else(|| format!("not a list: {v}"))?
@@ -171,6 +188,7 @@ fn state(s: &Value) -> Result<QuintState, String> {
     let nodes = var(s, "nodes")?;
     let pods = var(s, "pods")?;
     let env = var(s, "env")?;
+    let history = var(s, "history")?;
     let api_pods = map(&api["pods"])?
         .into_iter()
         .map(|(k, v)| Ok((string(k)?, pod(&v["pod"], Some(&v["dt"]))?)))
@@ -194,6 +212,8 @@ fn state(s: &Value) -> Result<QuintState, String> {
             nodes_pending: len(&nodes["pending"])?,
             pods_pending: len(&pods["pending"])?,
             tainted_nodes: taint_map(&var(s, "ctrl")?["tainted"], None)?,
+            violated: set(&history["violated"])?,
+            witnessed: set(&history["witnessed"])?,
         },
     })
 }
