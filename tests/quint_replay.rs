@@ -1,18 +1,19 @@
 //! Quint → Rust cross-check: traces simulated from the independent Quint specification
-//! (`specs/quint/taintmanager.qnt`) are replayed in the stateright model (`taintcheck_model::check`).
+//! (`specs/quint/taintmanager.qnt`) are replayed in the stateright model
+//! (`taintcheck_model::check`).
 //!
 //! Each Quint state is projected on the variables both models share (`Projection`,
-//! specs/quint/README.md "Cross-check"). The replay keeps the set of Rust states whose projection
-//! equals the current Quint state's. Steps that leave the projection unchanged (dispatches, worker
-//! phases, timer firings) may be interleaved differently on the two sides; each Quint step that
-//! changes the projection must be matched by one Rust step, possibly after Rust steps that leave the
-//! projection unchanged, reaching a state with the same projection. A trace that cannot be matched
-//! is a disagreement: the test prints its first differing step, the Quint action and the first
-//! differing variable against the nearest Rust successor.
+//! specs/quint/README.md "Cross-check"). The replay keeps the set of Rust states whose
+//! projection equals the current Quint state's. Steps that leave the projection unchanged
+//! (dispatches, worker phases, timer firings) may be interleaved differently on the two sides;
+//! each Quint step that changes the projection must be matched by one Rust step, possibly after
+//! Rust steps that leave the projection unchanged, reaching a state with the same projection. A
+//! trace that cannot be matched is a disagreement: the test prints its first differing step, the
+//! Quint action and the first differing variable against the nearest Rust successor.
 //!
-//! Quint runs with its TypeScript backend, installed from `specs/quint/package-lock.json` (`npm ci`)
-//! when `node_modules` is missing. Without node/npm the test says it did not run, and fails if
-//! `TAINTCHECK_REQUIRE_QUINT=1`. `TAINTCHECK_QUINT_TRACES` (default 2) and
+//! Quint runs with its TypeScript backend, installed from `specs/quint/package-lock.json`
+//! (`npm ci`) when `node_modules` is missing. Without node/npm the test says it did not run, and
+//! fails if `TAINTCHECK_REQUIRE_QUINT=1`. `TAINTCHECK_QUINT_TRACES` (default 2) and
 //! `TAINTCHECK_QUINT_STEPS` (default 50) size the run; `TAINTCHECK_QUINT_ITF_DIR` replays the
 //! `*.itf.json` files of a directory instead of simulating (file names start with the module,
 //! e.g. `latest_default_0.itf.json`).
@@ -345,8 +346,15 @@ fn quint_traces_replay_in_the_rust_model() {
             }
         };
         let (mut agree, mut total_steps, mut total_changed, mut inconclusive) = (0, 0, 0, 0);
+        // Properties violated and witnessed in some trace of this module (last states).
+        let mut violated = std::collections::BTreeSet::new();
+        let mut witnessed = std::collections::BTreeSet::new();
         for (n, text) in texts.iter().enumerate() {
             let trace = itf::read_trace(text).unwrap_or_else(|e| panic!("{module} #{n}: {e}"));
+            if let Some(last) = trace.last() {
+                violated.extend(last.projection.violated.iter().cloned());
+                witnessed.extend(last.projection.witnessed.iter().cloned());
+            }
             match replay(&model, &trace) {
                 Verdict::Agrees(s, c) => {
                     if agree == 0 {
@@ -365,7 +373,8 @@ fn quint_traces_replay_in_the_rust_model() {
         }
         eprintln!(
             "{module}: {agree}/{} traces agree ({total_steps} steps, {total_changed} changing the \
-             projection), {inconclusive} inconclusive",
+             projection), {inconclusive} inconclusive; violated {violated:?}, witnessed \
+             {witnessed:?}",
             texts.len()
         );
         assert!(given.is_some() || !texts.is_empty(), "{module}: no trace");

@@ -16,7 +16,8 @@ pub struct PodView {
     pub disruption_target: bool,
 }
 
-/// The shared variables (MODEL-S1, MODEL-S2, MODEL-S3, CORE-S1, MODEL-S5), named as in specs/spec.md.
+/// The shared variables (MODEL-S1, MODEL-S2, MODEL-S3, CORE-S1, MODEL-S5, MODEL-S6), named as
+/// in specs/spec.md.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Projection {
     pub now: i64,
@@ -29,7 +30,8 @@ pub struct Projection {
     pub nodes_pending: usize,
     pub pods_pending: usize,
     pub tainted_nodes: BTreeMap<String, Vec<String>>,
-    /// MODEL-S6: the properties judged on steps (EVICT-1, EVICT-2, UID-1, CANCEL-1) violated so far.
+    /// MODEL-S6: the properties judged on steps (EVICT-1, EVICT-2, UID-1, CANCEL-1) violated so
+    /// far.
     pub violated: BTreeSet<String>,
     /// MODEL-S6: the `sometimes` properties SOME-1..SOME-4 witnessed so far.
     pub witnessed: BTreeSet<String>,
