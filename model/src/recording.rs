@@ -248,7 +248,7 @@ impl Collected {
         let mut lines: Vec<(Time, Rank, usize, TraceEvent)> = objects
             .lines
             .into_iter()
-            .chain(self.outputs.drain(..).map(|(t, rank, e)| (t, rank, e)))
+            .chain(self.outputs.drain(..))
             .enumerate()
             .map(|(seq, (t, rank, e))| (t, rank, seq, e))
             .collect();

@@ -458,7 +458,15 @@ pub enum TraceError {
     #[error(
         "{file}:{line}: id: Duplicate value: {id}: request ids are unique in a trace (TRACE-4)"
     )]
-    DuplicateRequest { file: String, line: usize, id: u64 },
+    /// A request id that an earlier request of the trace already has.
+    DuplicateRequest {
+        /// The trace file as the user named it.
+        file: String,
+        /// The line number, from 1.
+        line: usize,
+        /// The id used twice.
+        id: u64,
+    },
 }
 
 /// Reads a whole NDJSON trace: the header first, then records in non-decreasing time.

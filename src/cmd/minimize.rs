@@ -31,7 +31,7 @@ pub fn run(args: &MinimizeArgs) -> Outcome {
     let profile = model.profile;
     let from = model.config.name.clone();
     let Ok(min) = minimize::minimize(profile, model.config, info) else {
-        eoutln!(
+        eprintln!(
             "taintcheck: {} holds on {}: nothing to minimize",
             info.id,
             args.model.command_line()
@@ -47,7 +47,9 @@ pub fn run(args: &MinimizeArgs) -> Outcome {
     outln!(
         "Smallest configuration derived from {from} on which {} is violated under {} \
          ({} configurations checked):",
-        info.id, profile.name, min.checked
+        info.id,
+        profile.name,
+        min.checked
     );
     outln!("  {}", Size::of(&min.config));
     outln!("Check it: taintcheck check {selection}");

@@ -166,9 +166,10 @@ fn a_spawned_work_starts_unless_cancelled() {
     assert_eq!(attempt(&q, id), Some(1));
 
     let (mut q, id) = queue(&latest);
-    let work = q.work_mut(id).unwrap();
+    let mut work = q.work_mut(id).unwrap();
     work.phase = WorkPhase::Spawned;
     work.cancelled = true;
+    drop(work);
     let out = start(&mut q, id, &latest, &gone);
     assert_eq!(q.work(id), None, "exits without running");
     assert_eq!(
@@ -342,7 +343,7 @@ fn the_cancelled_flag_stops_a_running_work_only_in_the_fixed_design() {
     for (profile, stopped) in [(Profile::latest(), false), (Profile::fixed(), true)] {
         let (mut q, id) = queue(&profile);
         let key = q.work(id).unwrap().key.clone();
-        let work = q.work_mut(id).unwrap();
+        let mut work = q.work_mut(id).unwrap();
         work.cancelled = true;
         work.phase = WorkPhase::Requesting {
             attempt: 1,
@@ -355,6 +356,7 @@ fn the_cancelled_flag_stops_a_running_work_only_in_the_fixed_design() {
             },
             fetched: None,
         };
+        drop(work);
         let (view, arrivals) = (cluster(), Arrivals::default());
         let cx = Context {
             profile: &profile,
