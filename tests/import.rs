@@ -74,7 +74,6 @@ fn conform(scenario: &str, source: Source) -> (i32, Value) {
 }
 
 #[test]
-#[ignore = "audit: the controller's GET precedes its event line (event dated by lastTimestamp+999 ms, not its audit instant): fails"]
 fn conforming_scenarios_conform_from_every_source() {
     let scenarios = [
         "evicted-after-300s",

@@ -77,7 +77,7 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
                 .find(|o| o.get("kind").and_then(Value::as_str) == Some("Event"));
             match object {
                 Some(o) if (200..300).contains(&code) => {
-                    events::event(c, o).map_err(|e| format!("responseObject.{e}"))
+                    events::event(c, o, Some(done)).map_err(|e| format!("responseObject.{e}"))
                 }
                 Some(_) => {
                     c.skip(Skip::FailedWrite);

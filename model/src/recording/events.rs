@@ -16,8 +16,10 @@ pub type Counts = BTreeMap<(String, String), i64>;
 /// The Event API versions read.
 const VERSIONS: [&str; 2] = ["v1", "events.k8s.io/v1"];
 
-/// Reads one Event object.
-pub fn event(c: &mut Collected, v: &Value) -> Result<(), String> {
+/// Reads one Event object; `written` is when the API server stored it, where known (an audit
+/// entry's `stageTimestamp`): the latest occurrence happened no later than that, which bounds a
+/// second-precision timestamp's estimate (IMPORT-3).
+pub fn event(c: &mut Collected, v: &Value, written: Option<Time>) -> Result<(), String> {
     let s = |path: &str| v.pointer(path).and_then(Value::as_str);
     match s("/apiVersion") {
         Some(version) if VERSIONS.contains(&version) => {}
@@ -39,6 +41,10 @@ pub fn event(c: &mut Collected, v: &Value) -> Result<(), String> {
         .or_else(|| precise("/eventTime"))
         .or_else(|| second("/firstTimestamp"))
         .or_else(|| second("/deprecatedFirstTimestamp"));
+    let t = match (t, written) {
+        (Some(t), Some(w)) => Some(t.min(w)),
+        (t, w) => t.or(w),
+    };
     if let Some(t) = t {
         c.saw(t);
     }

@@ -57,7 +57,7 @@ impl Watch {
         let object = match v.get("kind").and_then(Value::as_str) {
             Some("Node") => Object::Node(Box::new(parse(v, "Node")?)),
             Some("Pod") => Object::Pod(Box::new(parse(v, "Pod")?)),
-            Some("Event") => return events::event(c, v),
+            Some("Event") => return events::event(c, v, None),
             _ => {
                 c.skip(Skip::OtherKind);
                 return Ok(());
