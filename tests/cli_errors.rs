@@ -142,7 +142,7 @@ fn manifest_commands() {
 fn import() {
     fails_with(
         &["import", MISSING],
-        &format!("taintcheck: {MISSING}: {NO_SUCH_FILE}\n"),
+        &format!("taintcheck: {MISSING}: cannot read file: {NO_SUCH_FILE}\n"),
     );
     let recording = scratch("bad-recording.json", "{\"kind\":\"Pod\"}\n{oops\n");
     let file = recording.to_str().unwrap();

@@ -10,7 +10,6 @@ use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use taintcheck_model::limits;
 use taintcheck_model::recording::{import_with, Settings};
 use taintcheck_model::trace::to_line;
 
@@ -43,7 +42,7 @@ pub struct ImportArgs {
 pub fn run(args: &ImportArgs) -> Outcome {
     let mut texts = Vec::new();
     for file in &args.files {
-        let text = limits::read_file(file).map_err(|e| Failure::input(e.to_string()))?;
+        let text = super::read_input(file)?;
         texts.push((file.display().to_string(), text));
     }
     let files: Vec<(&str, &str)> = texts
