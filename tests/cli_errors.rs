@@ -144,7 +144,10 @@ fn import() {
         &["import", MISSING],
         &format!("taintcheck: {MISSING}: cannot read file: {NO_SUCH_FILE}\n"),
     );
-    let recording = scratch("bad-recording.json", "{\"kind\":\"Pod\"}\n{oops\n");
+    let recording = scratch(
+        "bad-recording.json",
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}\n{oops\n",
+    );
     let file = recording.to_str().unwrap();
     let o = taintcheck(&["import", file]);
     assert_eq!(o.status.code(), Some(2));

@@ -94,7 +94,10 @@ fn worker_and_thread_counts_are_bounded() {
 fn explore_refuses_a_port_in_use_and_a_remote_address() {
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = busy.local_addr().unwrap().to_string();
-    refused(&["explore", "--addr", &addr], &format!("--addr {addr}: "));
+    refused(
+        &["explore", "--addr", &addr],
+        &format!("--addr: cannot listen on {addr}: "),
+    );
     let e = refused(
         &["explore", "--addr", "0.0.0.0:1"],
         "not a loopback address",

@@ -114,7 +114,8 @@ mod tests {
         assert!(first("type: ADDED\nobject: {}\n").contains("this is YAML"));
         assert!(first("NAME    STATUS   ROLES\nn1 Ready\n").contains("table output"));
         assert!(first("[{}]").starts_with("f:1: expected a JSON object"));
-        let truncated = first("{\"a\":1}\n{\"type\":\"ADDED\",\"obj");
+        let second = |text: &str| values("f", text).nth(1).unwrap().unwrap_err().to_string();
+        let truncated = second("{\"a\":1}\n{\"type\":\"ADDED\",\"obj");
         assert!(truncated.starts_with("f:2: truncated JSON"), "{truncated}");
     }
 }

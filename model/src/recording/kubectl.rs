@@ -16,9 +16,10 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// Reads one JSON value of the file.
+    /// Reads one JSON value of the file. A watch event has a `type` and no `kind`; an object
+    /// has a `kind` (an Event object's own `type` is `Normal` or `Warning`).
     pub fn value(&mut self, c: &mut Collected, v: &Value) -> Result<(), String> {
-        if let Some(kind) = v.get("type") {
+        if let Some(kind) = v.get("type").filter(|_| v.get("kind").is_none()) {
             let kind = kind.as_str().unwrap_or("");
             return match kind {
                 "ADDED" | "MODIFIED" | "DELETED" => {
