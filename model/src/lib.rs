@@ -30,7 +30,6 @@
 
 #![warn(missing_docs)]
 
-// The modules under `allow(missing_docs)` still have public items without their own doc.
 pub mod admission;
 pub mod check;
 pub mod conformance;
@@ -38,10 +37,8 @@ pub mod explain;
 pub mod field;
 pub mod limits;
 pub mod manifest;
-#[allow(missing_docs)]
 pub mod oracle;
 pub mod recording;
-#[allow(missing_docs)]
 pub mod scenario;
 pub mod scheduler;
 pub mod taint_syntax;

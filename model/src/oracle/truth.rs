@@ -182,33 +182,49 @@ pub enum From {
 /// A pod's situation, in the words of an explanation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Why {
+    /// The API server no longer has the pod.
     Gone,
+    /// The pod is not bound to a node.
     Unbound,
+    /// The pod's node does not exist.
     NoNode {
+        /// The node the pod is bound to.
         node: NodeName,
     },
     /// `cleared`: when its last NoExecute taint went away, if the trace shows it.
     NoTaints {
+        /// The node the pod is bound to.
         node: NodeName,
+        /// When the node's last NoExecute taint went away; `None` if the trace does not show it.
         cleared: Option<Time>,
     },
     /// The earliest legal eviction `at` is set by `taint`, which the pod does not tolerate.
     Untolerated {
+        /// The node the pod is bound to.
         node: NodeName,
+        /// The NoExecute taint's key the pod does not tolerate.
         taint: Name,
+        /// Since when the toleration clock runs: the taint appeared, or the pod came to the node.
         from: From,
+        /// The earliest instant a legal behaviour may evict the pod.
         at: Time,
     },
     /// Every NoExecute taint of the node is tolerated forever.
     Forever {
+        /// The node the pod is bound to.
         node: NodeName,
     },
     /// The earliest legal eviction `at` is set by `taint`, tolerated for `seconds`.
     Tolerates {
+        /// The node the pod is bound to.
         node: NodeName,
+        /// The NoExecute taint's key that sets the earliest legal eviction.
         taint: Name,
+        /// How long the pod tolerates the taint.
         seconds: Duration,
+        /// Since when the toleration clock runs.
         from: From,
+        /// The earliest instant a legal behaviour may evict the pod.
         at: Time,
     },
 }

@@ -18,6 +18,7 @@ pub struct Violation {
     /// The line's time, or the end of the trace.
     #[serde(serialize_with = "millis")]
     pub t: Time,
+    /// The pod whose line no legal behaviour explains.
     #[serde(serialize_with = "display")]
     pub pod: PodKey,
     /// The nodes the pod has been bound to (the component the witness reproduces).
@@ -55,7 +56,9 @@ impl fmt::Display for Violation {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct BadInput {
+    /// The trace line (1-based) that cannot be read.
     pub line: usize,
+    /// What is wrong with it.
     pub message: String,
 }
 
@@ -71,12 +74,16 @@ pub enum Error {
     /// A component's frontier grew beyond the configured limit: no verdict (exit code 2).
     #[error("inconclusive at line {line}: more than {limit} states explain {pod} so far")]
     Inconclusive {
+        /// The trace line at which the limit was passed.
         line: usize,
+        /// The pod whose frontier grew too large.
         pod: String,
+        /// The configured limit on states (`max_states`).
         limit: usize,
     },
 }
 
+/// The oracle's result type; the error type defaults to [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// What an accepted trace contained and what checking it took.
@@ -137,11 +144,15 @@ pub fn evicts(seen: &Seen) -> bool {
 /// What a message about one pod at one instant draws on: the pod's situation in the API state
 /// the trace shows, and the profile and latency bound the trace is checked against.
 pub struct Context<'a> {
+    /// The pod the message is about.
     pub pod: &'a PodKey,
     /// The instant of the line the message is about.
     pub t: Time,
+    /// The pod's situation in the API state the trace shows.
     pub why: Why,
+    /// The name of the profile the trace is checked against.
     pub profile: &'static str,
+    /// The latency bound `D` the trace is checked against.
     pub bound: Duration,
     /// How the trace's instants are shown (wall-clock when its header has a `start`).
     pub clock: Clock,
