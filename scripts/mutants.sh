@@ -3,7 +3,8 @@
 # at a time, one mutant at a time. Usage: scripts/mutants.sh [FILE...] [-- CARGO-MUTANTS-ARGS]
 # (default: the decision files listed below, in order; `-- --cargo-arg=--lib` builds and runs only
 # the unit tests, much sooner). Results: target/mutants/<file>/mutants.out (caught.txt, missed.txt,
-# timeout.txt, unviable.txt). Scores: docs/mutants.md.
+# timeout.txt, unviable.txt); MUTANTS_RUN=NAME appends -NAME, for a rerun that keeps the first
+# run's outcomes. Scores: scripts/mutants-scores.sh, docs/mutants.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +16,7 @@ fi
 
 case "${1:-}" in
 -h | --help)
-    sed -n '2,6s/^# \{0,1\}//p' "$0"
+    sed -n '2,7s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
 esac
@@ -26,11 +27,19 @@ while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
     shift
 done
 [ "${1:-}" = "--" ] && shift
+# Without a baseline the tool cannot time the tests and would wait 300 s for a hung mutant; the
+# core's unit tests take seconds.
+for arg in "$@"; do
+    case "$arg" in
+    --baseline=skip) set -- --timeout=60 "$@" && break ;;
+    esac
+done
 # The decision surface, in the order to run it. The oracle's truth.rs and verdict.rs (model/)
 # are not covered yet.
 if [ "${#files[@]}" -eq 0 ]; then
-    files=(core/src/timed_queue.rs core/src/work.rs core/src/handlers.rs core/src/matching.rs
-        core/src/arrivals.rs core/src/workqueue.rs core/src/shards.rs core/src/controller.rs)
+    files=(core/src/timed_queue.rs core/src/handlers.rs core/src/matching.rs core/src/arrivals.rs
+        core/src/workqueue.rs core/src/work.rs core/src/shards.rs core/src/controller/mod.rs
+        core/src/controller/step.rs core/src/controller/rename.rs)
 fi
 
 # The mutants are applied in a copy of the tree that persists under target/mutants/tree, with its
@@ -48,7 +57,10 @@ done
 
 status=0
 for file in "${files[@]}"; do
-    name=$(basename "$file" .rs)
+    # core/src/controller/step.rs -> controller-step
+    name=${file#core/src/}
+    name=${name%.rs}
+    name=${name//\//-}${MUTANTS_RUN:+-$MUTANTS_RUN}
     echo "== $file"
     mkdir -p "target/mutants/$name"
     # Exit code 2: some mutants were missed; go on with the other files and report it at the end.

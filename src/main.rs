@@ -19,6 +19,11 @@ struct Cli {
 enum Command {
     /// Model-check a controller profile on a configuration; print the verdict per property.
     Check(cmd::check::CheckArgs),
+    /// Write the upstream-ready issue for a violated property: versions, configuration,
+    /// timeline with the upstream function of each step, expected behaviour, reproduction.
+    Report(cmd::report::ReportArgs),
+    /// The smallest configuration, derived from the given one, that still violates a property.
+    Minimize(cmd::minimize::MinimizeArgs),
     /// Serve stateright's Explorer on the model.
     Explore(cmd::explore::ExploreArgs),
     /// Run a scenario on the reference runtime and check its expectations.
@@ -79,6 +84,8 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Check(args) => cmd::check::run(args),
+        Command::Report(args) => cmd::report::run(&args),
+        Command::Minimize(args) => cmd::minimize::run(&args),
         Command::Explore(args) => cmd::explore::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Bench(args) => Ok(cmd::bench::run(args)),

@@ -77,7 +77,7 @@ fn scenario_commands() {
     for command in ["run", "expect"] {
         fails_with(
             &[command, MISSING],
-            &format!("taintcheck: {MISSING}: {NO_SUCH_FILE}\n"),
+            &format!("taintcheck: {MISSING}: cannot read file: {NO_SUCH_FILE}\n"),
         );
     }
     let scenario = scratch("bad-scenario.yaml", "name: bad\nuntil: soon\n");
@@ -96,7 +96,7 @@ fn scenario_commands() {
 fn oracle_commands() {
     fails_with(
         &["conform", MISSING],
-        &format!("taintcheck: {MISSING}: {NO_SUCH_FILE}\n"),
+        &format!("taintcheck: {MISSING}: cannot read file: {NO_SUCH_FILE}\n"),
     );
     let header = r#"{"t":0,"kind":"header","version":1,"source":"test"}"#;
     let trace = scratch("bad.ndjson", &format!("{header}\nnot json\n"));
@@ -142,9 +142,12 @@ fn manifest_commands() {
 fn import() {
     fails_with(
         &["import", MISSING],
-        &format!("taintcheck: {MISSING}: {NO_SUCH_FILE}\n"),
+        &format!("taintcheck: {MISSING}: cannot read file: {NO_SUCH_FILE}\n"),
     );
-    let recording = scratch("bad-recording.json", "{\"kind\":\"Pod\"}\n{oops\n");
+    let recording = scratch(
+        "bad-recording.json",
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}\n{oops\n",
+    );
     let file = recording.to_str().unwrap();
     let o = taintcheck(&["import", file]);
     assert_eq!(o.status.code(), Some(2));

@@ -78,6 +78,7 @@ fn code(s: Status) -> char {
         Status::Violated => 'V',
         Status::ExampleFound => 'E',
         Status::NoExample => 'N',
+        Status::NotRefuted | Status::NoExampleYet => unreachable!("complete runs only"),
     }
 }
 
@@ -106,6 +107,15 @@ fn assert_row(profile: &str, config: &str) {
             assert!(cx.action_path.starts_with("0/"), "{}", cx.action_path);
             assert!(!cx.steps.is_empty());
         }
+        // A counterexample or an example, never both. An example may be the initial state
+        // itself (MODEL-INIT runs the controller until quiescent: `successor-while-deleting`).
+        assert_eq!(
+            p.example.is_some(),
+            p.status == Status::ExampleFound,
+            "{}",
+            p.name
+        );
+        assert_eq!(p.counterexample.is_some(), p.status == Status::Violated);
     }
 }
 
@@ -199,12 +209,7 @@ fn live_read_without_resource_version_is_not_enough() {
         .find(|p| p.name.starts_with("JUST-1"))
         .expect("JUST-1");
     assert_eq!(just.status, Status::Violated);
-    let text = just
-        .counterexample
-        .as_ref()
-        .expect("a path")
-        .steps
-        .join("\n");
+    let text = just.counterexample.as_ref().expect("a path").text();
     // The pod's GET is answered (and the node's GET sent), then the pod changes, then the node's
     // answer leads to the PATCH.
     let pod_read = text
@@ -236,7 +241,7 @@ fn n2_cancel_event_while_the_deletion_goes_ahead() {
         .find(|p| p.name.starts_with("CANCEL-1"))
         .and_then(|p| p.counterexample.clone())
         .expect("CANCEL-1 violated");
-    let text = cx.steps.join("\n");
+    let text = cx.text();
     let cancel = text.find("Cancelling deletion").expect("a cancel event");
     // The shortest path ends where the DELETE is issued (CANCEL-1 is violated by the request).
     let delete = text.rfind("DELETE default/p1").expect("the deletion");
@@ -255,7 +260,7 @@ fn n4_completing_work_orphans_a_newer_timer() {
             .find(|p| p.name.starts_with("TIMER-1"))
             .and_then(|p| p.counterexample.clone())
             .expect("TIMER-1 violated");
-        let text = cx.steps.join("\n");
+        let text = cx.text();
         let armed = text.find("arm timer #1").expect("a newer timer");
         let completes = text
             .rfind("work #0 completes")
@@ -264,10 +269,10 @@ fn n4_completing_work_orphans_a_newer_timer() {
     }
 }
 
-/// CHECK-2: every reported counterexample ends at a violating state, and no shorter path
-/// violates the property (stateright's own BFS, cut one level short, finds nothing). Before the
-/// shortest pass, stateright kept the last violating state it visited (EVICT-1 on `default`: 39
-/// steps instead of 8).
+/// CHECK-2: every reported counterexample (example) ends at a violating (witnessing) state, and
+/// no shorter path reaches one (stateright's own BFS, cut one level short, finds nothing).
+/// Before the shortest pass, stateright kept the last violating state it visited (EVICT-1 on
+/// `default`: 39 steps instead of 8).
 #[test]
 fn counterexamples_are_shortest() {
     use stateright::{Checker, Model};
@@ -278,9 +283,9 @@ fn counterexamples_are_shortest() {
             CheckConfig::builtin(config).expect("built-in config"),
         );
         let mut violated = 0;
-        for p in r.properties.iter().filter(|p| p.status == Status::Violated) {
-            violated += 1;
-            let cx = p.counterexample.as_ref().expect("a counterexample");
+        for p in r.properties.iter().filter(|p| p.path().is_some()) {
+            violated += usize::from(p.status == Status::Violated);
+            let cx = p.path().expect("a counterexample or an example");
             let actions = cx.action_path.split('/').count() - 1;
             assert_eq!(cx.steps.len(), actions, "{profile}/{config} {}", p.name);
             // Depth d holds the states reached by d - 1 actions; stop before the reported length.

@@ -220,7 +220,7 @@ fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
         let path = entry.expect("a directory entry").path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if path.is_dir() {
-            if name != "target" && !name.starts_with('.') {
+            if name != "target" && name != "node_modules" && !name.starts_with('.') {
                 files(&path, ext, out);
             }
         } else if name.ends_with(ext) {

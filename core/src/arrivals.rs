@@ -210,4 +210,87 @@ mod tests {
             "an unrecorded incarnation counts from now"
         );
     }
+
+    /// The same incarnation observed again on the same node keeps its instant; a new
+    /// incarnation of the name, or the pod bound to another node, starts from that event; an
+    /// unbound or deleted pod has none (PROFILE-10: a pod's clock starts when it is bound there).
+    #[test]
+    fn a_pod_keeps_its_instant_only_as_the_same_incarnation_on_the_same_node() {
+        let taints = node(&["a"]).taints;
+        let due = |a: &Arrivals, p: &Pod| a.earliest_eviction(p, &taints, true, Time(90_000));
+        let mut a = Arrivals::default();
+        a.node_observed(&"node1".into(), Some(&node(&["a"])), Time(0));
+        let p = pod("p-1", &[("a", 10)]);
+        a.pod_observed(&p.key, Some(&p), Time(5_000));
+        a.pod_observed(&p.key, Some(&p), Time(7_000));
+        assert_eq!(due(&a, &p), Some(Time(15_000)), "seen again: keeps 5 s");
+        let successor = pod("p-2", &[("a", 10)]);
+        a.pod_observed(&p.key, Some(&successor), Time(8_000));
+        assert_eq!(
+            due(&a, &successor),
+            Some(Time(18_000)),
+            "new incarnation: 8 s"
+        );
+        let mut moved = successor.clone();
+        moved.node_name = Some("node2".into());
+        a.pod_observed(&p.key, Some(&moved), Time(9_000));
+        a.pod_observed(&p.key, Some(&successor), Time(11_000));
+        assert_eq!(due(&a, &successor), Some(Time(21_000)), "rebound: 11 s");
+        let mut unbound = successor.clone();
+        unbound.node_name = None;
+        a.pod_observed(&p.key, Some(&unbound), Time(12_000));
+        assert_eq!(
+            due(&a, &successor),
+            Some(Time(100_000)),
+            "unbound: from now"
+        );
+    }
+
+    /// Each taint is found by identity wherever the node lists it: taints recorded in one order
+    /// and decided in another keep their own instants.
+    #[test]
+    fn taints_listed_in_another_order_keep_their_own_instants() {
+        let mut a = Arrivals::default();
+        let p = pod("p-1", &[("a", 100), ("b", 10)]);
+        a.pod_observed(&p.key, Some(&p), Time(0));
+        a.node_observed(&"node1".into(), Some(&node(&["a"])), Time(1_000));
+        a.node_observed(&"node1".into(), Some(&node(&["a", "b"])), Time(50_000));
+        let swapped = node(&["b", "a"]).taints;
+        let due = a.earliest_eviction(&p, &swapped, true, Time(95_000));
+        assert_eq!(due, Some(Time(60_000)));
+        let due = a.earliest_eviction(&p, &swapped[1..], true, Time(95_000));
+        assert_eq!(due, Some(Time(101_000)));
+    }
+
+    /// Renaming (spec MODEL-SYM) carries each recorded instant to the renamed node and pod
+    /// incarnation.
+    #[test]
+    fn rename_carries_the_instants_to_the_new_names() {
+        struct Prime;
+        impl crate::Renaming for Prime {
+            fn key(&self, key: &PodKey) -> PodKey {
+                PodKey::new(&key.namespace, &format!("{}'", key.name))
+            }
+            fn uid(&self, uid: &Uid) -> Uid {
+                Uid(format!("{}'", uid.0).into())
+            }
+            fn node(&self, node: &NodeName) -> NodeName {
+                format!("{node}'").as_str().into()
+            }
+        }
+        let mut a = Arrivals::default();
+        let p = pod("p-1", &[("a", 10)]);
+        a.node_observed(&"node1".into(), Some(&node(&["a"])), Time(0));
+        a.pod_observed(&p.key, Some(&p), Time(5_000));
+        a.rename(&Prime);
+        let renamed = crate::Renaming::pod(&Prime, &p);
+        let taints = node(&["a"]).taints;
+        let due = a.earliest_eviction(&renamed, &taints, true, Time(90_000));
+        assert_eq!(due, Some(Time(15_000)));
+        assert_eq!(
+            a.earliest_eviction(&p, &taints, true, Time(90_000)),
+            Some(Time(100_000)),
+            "the old names are gone"
+        );
+    }
 }

@@ -3,39 +3,14 @@
 //! the controller run step by step in a fixed fair order. Not the runtime: one thread, no
 //! channels, no real timers; just enough to replay upstream's unit tests and scenarios.
 
-use super::{ApiResult, ClusterView, Config, Controller, Effect, Immediate, Step, Verb};
-use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion};
+use super::{ApiResult, Config, Controller, Effect, Immediate, Step, Verb};
+use crate::api::{Node, Pod, PodKey, ResourceVersion};
 use crate::api_server::{self, StoredPod, Write};
+pub use crate::cluster::Cluster;
 use crate::profile::Profile;
 use crate::time::{Duration, Time};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-
-/// An in-memory cluster: the API server's truth, and (in the driver) also the informer caches.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Cluster {
-    /// The nodes by name.
-    pub nodes: BTreeMap<NodeName, Node>,
-    /// The pods by `namespace/name`.
-    pub pods: BTreeMap<PodKey, Pod>,
-}
-
-impl ClusterView for Cluster {
-    fn node(&self, name: &str) -> Option<&Node> {
-        self.nodes.get(name)
-    }
-
-    fn pod(&self, key: &PodKey) -> Option<&Pod> {
-        self.pods.get(key)
-    }
-
-    fn pods_on_node(&self, name: &str) -> Vec<&Pod> {
-        self.pods
-            .values()
-            .filter(|p| p.node_name.as_deref() == Some(name))
-            .collect()
-    }
-}
 
 /// The driver. Fields are public so tests can inspect everything.
 #[derive(Clone, Debug)]

@@ -79,28 +79,6 @@ pub fn node_update_pod(
     }
 }
 
-/// The phases of `handleNodeUpdate` back to back, for the benches and allocation tests that
-/// measure the handlers without the controller's queues and workers around them (the
-/// [`crate::Controller`] runs the phases as separate steps). Returns the number of pods listed.
-/// Spec: CORE-A5.
-pub fn handle_node_update(
-    queue: &mut TimedQueue,
-    tainted: &mut TaintedNodes,
-    cx: Context<'_, impl ClusterView>,
-    name: &NodeName,
-    immediate: Immediate,
-    out: &mut Vec<Effect>,
-) -> usize {
-    let NodeTaints::Taints(taints) = update_tainted_nodes(tainted, name, cx.view) else {
-        return 0;
-    };
-    let pods = cx.view.pods_on_node(name);
-    for pod in &pods {
-        node_update_pod(queue, cx, pod, &taints, immediate, out);
-    }
-    pods.len()
-}
-
 /// Upstream `handlePodUpdate`: a pod gone from the cache cancels its work; a pod bound elsewhere
 /// than the item says is ignored (I1); an unbound pod or an untainted node ends here; otherwise
 /// `processPodOnNode` with the node's current `taintedNodes` entry, whose decision is returned.
@@ -297,3 +275,6 @@ fn schedule_at(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -35,6 +35,12 @@
 //! 5. Time: [`Controller::next_deadline`] is the earliest armed timer; at or after it,
 //!    `enabled_steps` offers [`Step::FireTimer`].
 //! 6. [`Controller::restarted`] loses all in-memory state (then re-deliver the caches as adds).
+//! 7. Watching: a caller that runs every work on a goroutine of its own turns on
+//!    [`Controller::report_work_steps`] and, after each call, takes the start, continuation
+//!    and completion steps that call made ready from [`Controller::poll_work_steps`], rather
+//!    than listing every work each time; [`Controller::worker_status`] and
+//!    [`Controller::finished_work`] tell what a worker holds and how a work ended without
+//!    reading the controller's parts.
 //!
 //! Nondeterminism the caller resolves: which enabled step runs next (Go's scheduler and `select`),
 //! how the API server answers, and, under [`crate::profile::ImmediatePath::TwoNows`], whether two
@@ -59,6 +65,7 @@ pub mod strategies;
 pub mod time;
 
 pub mod arrivals;
+pub mod cluster;
 mod context;
 pub mod controller;
 pub mod driver;
@@ -74,8 +81,9 @@ mod worker;
 pub mod workqueue;
 
 pub use arrivals::Arrivals;
+pub use cluster::Cluster;
 pub use context::Context;
-pub use controller::{Actor, Config, Controller, Listing, Step};
+pub use controller::{Actor, Config, Controller, Listing, Step, WorkerStatus};
 pub use effect::{
     ApiRequest, ApiResult, Decision, Effect, EventKind, EventRecord, FetchedPod, Note, RequestId,
     TimerId, Verb, WorkId, EVENT_REASON,

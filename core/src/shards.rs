@@ -267,4 +267,45 @@ mod tests {
         assert!(shards.all_idle());
         assert_eq!(shards, Shards::new(8));
     }
+
+    /// A channel is a FIFO (upstream's buffered Go channels): the oldest item is received first,
+    /// and its length counts what is buffered.
+    #[test]
+    fn channels_receive_oldest_first() {
+        let mut c: Channel<u8> = Channel::default();
+        assert!(c.is_empty() && c.pop_front().is_none());
+        for i in [1, 2, 3] {
+            c.push_back(i);
+        }
+        assert_eq!(c.len(), 3);
+        assert!(!c.is_empty());
+        c.iter_mut().for_each(|i| *i *= 10);
+        assert_eq!((&c).into_iter().copied().collect::<Vec<_>>(), [10, 20, 30]);
+        assert_eq!(c.pop_front(), Some(10));
+        assert_eq!(c.iter().copied().collect::<Vec<_>>(), [20, 30]);
+    }
+
+    /// A shard is idle only with both channels empty and its worker idle (CORE-S5, CORE-S6): each
+    /// one alone keeps it busy, so it stays stored.
+    #[test]
+    fn a_shard_is_idle_only_when_all_three_are() {
+        assert!(Shard::default().is_idle());
+        let item = PodItem {
+            key: crate::api::PodKey::new("default", "p"),
+            node_name: Some("n".into()),
+        };
+        let mut node = Shard::default();
+        node.nodes.push_back("n".into());
+        let mut pod = Shard::default();
+        pod.pods.push_back(item.clone());
+        let working = Shard {
+            worker: Worker::Draining { pod: item },
+            ..Shard::default()
+        };
+        for busy in [node, pod, working] {
+            assert!(!busy.is_idle(), "{busy:?}");
+        }
+        assert!(!Shards::new(0).is_empty(), "at least one worker");
+        assert_eq!(Shards::new(0).len(), 1);
+    }
 }

@@ -9,10 +9,15 @@ use crate::api::{str_cmp, PodKey, Uid};
 use crate::profile::{CancelFlag, CompletionPolicy, Profile, WorkKeyPolicy};
 use crate::small_map::SmallMap;
 use crate::time::Time;
+use ready::{ReadyLog, WorkMut};
 use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+
+mod ready;
+pub(crate) use ready::Ready;
 
 /// The timed queue's key: upstream `KeyFromWorkArgs` (`namespace/name`), plus the UID under
 /// [`WorkKeyPolicy::Uid`]. Ordered by name, then namespace, then UID (names tell pods apart
@@ -251,12 +256,46 @@ pub enum Immediate {
 }
 
 /// The timed queue: entries by key and works by id. Spec: CORE-S2, CORE-S3.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default)]
 pub struct TimedQueue {
     entries: SmallMap<WorkKey, Entry>,
     works: SmallMap<WorkId, Work>,
     /// The ids of `works`, for handing out the lowest free one.
     ids: WorkIds,
+    /// The works that became ready since the caller last asked, if it asked to be told
+    /// ([`TimedQueue::report_ready`]). Not state: equality and hash ignore it.
+    ready: ReadyLog,
+}
+
+/// Equal when entries, works and free ids are: the ready log is news for a caller, not state.
+impl PartialEq for TimedQueue {
+    fn eq(&self, other: &Self) -> bool {
+        // Destructured so that a new field cannot be left out by accident.
+        let TimedQueue {
+            entries,
+            works,
+            ids,
+            ready: _,
+        } = self;
+        *entries == other.entries && *works == other.works && *ids == other.ids
+    }
+}
+
+impl Eq for TimedQueue {}
+
+/// Hashes what [`PartialEq`] compares.
+impl Hash for TimedQueue {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        let TimedQueue {
+            entries,
+            works,
+            ids,
+            ready: _,
+        } = self;
+        entries.hash(h);
+        works.hash(h);
+        ids.hash(h);
+    }
 }
 
 impl TimedQueue {
@@ -285,8 +324,48 @@ impl TimedQueue {
         self.works.get(&id)
     }
 
-    pub(crate) fn work_mut(&mut self, id: WorkId) -> Option<&mut Work> {
-        self.works.get_mut(&id)
+    /// The work `id`, to change; a change that makes it ready is noted for
+    /// [`TimedQueue::take_ready`].
+    pub(crate) fn work_mut(&mut self, id: WorkId) -> Option<WorkMut<'_>> {
+        let work = self.works.get_mut(&id)?;
+        let was = Ready::of(&work.phase);
+        Some(WorkMut {
+            work,
+            id,
+            was,
+            log: &mut self.ready,
+        })
+    }
+
+    /// From now on, note every work that becomes ready (spawned, marked or answered, or
+    /// finished), for
+    /// [`TimedQueue::take_ready`].
+    pub(crate) fn report_ready(&mut self) {
+        self.ready.enable();
+    }
+
+    /// Whether works that become ready are noted.
+    pub(crate) fn reports_ready(&self) -> bool {
+        self.ready.is_enabled()
+    }
+
+    /// Whether a work may have become ready since the last [`TimedQueue::take_ready`].
+    pub(crate) fn has_ready(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    /// The works that became ready since the last call and still are, each once, starts, then
+    /// continuations, then completions, and by id within each (the order the controller's `enabled_steps` lists them in).
+    pub(crate) fn take_ready(&mut self) -> Vec<(Ready, WorkId)> {
+        let mut ready: Vec<(Ready, WorkId)> = self
+            .ready
+            .take()
+            .into_iter()
+            .filter_map(|id| Some((Ready::of(&self.works.get(&id)?.phase)?, id)))
+            .collect();
+        ready.sort_unstable();
+        ready.dedup();
+        ready
     }
 
     /// Upstream `GetWorkerUnsafe`: a timer entry, or `None` for both an absent and a nil entry.
@@ -335,6 +414,9 @@ impl TimedQueue {
         } else {
             (Entry::Nil { work: Some(id) }, WorkPhase::Spawned)
         };
+        if phase == WorkPhase::Spawned {
+            self.ready.note(id);
+        }
         self.entries.insert(key.clone(), entry);
         self.works.insert(
             id,
@@ -359,7 +441,7 @@ impl TimedQueue {
         now: Time,
         out: &mut Vec<Effect>,
     ) {
-        let Some(w) = self.works.get_mut(&work) else {
+        let Some(mut w) = self.work_mut(work) else {
             return;
         };
         if w.phase != WorkPhase::Armed {
@@ -375,6 +457,7 @@ impl TimedQueue {
                 fire_at,
             });
         }
+        drop(w);
         self.retime_entry(key, work, fire_at);
     }
 
@@ -617,6 +700,7 @@ impl TimedQueue {
                 Entry::Nil { work: None } => {}
             }
         }
+        self.ready.renumber(to);
         self.works = std::mem::take(&mut self.works)
             .into_iter()
             .map(|(id, mut w)| {

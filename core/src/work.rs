@@ -29,12 +29,14 @@ pub fn fire_timer(
 ) -> bool {
     let (profile, now) = (cx.profile, cx.now);
     let id = WorkId(timer.0);
-    let Some(work) = queue.work_mut(id) else {
+    let Some(work) = queue.work(id) else {
         return false;
     };
     match work.phase {
         WorkPhase::Armed if work.fire_at <= now => {
-            work.phase = WorkPhase::Spawned;
+            if let Some(mut work) = queue.work_mut(id) {
+                work.phase = WorkPhase::Spawned;
+            }
             true
         }
         WorkPhase::Backoff { attempt, until } if until <= now => {
@@ -82,7 +84,7 @@ pub fn start_work(
         pod,
         kind: EventKind::MarkingForDeletion,
     }));
-    if let Some(work) = queue.work_mut(id) {
+    if let Some(mut work) = queue.work_mut(id) {
         work.phase = WorkPhase::Marked;
     }
     true
@@ -91,21 +93,21 @@ pub fn start_work(
 /// The API server answered `request`: the answer waits for the work's next step
 /// ([`continue_work`]). Returns false if no work awaits it. Spec: CORE-A13.
 pub fn responded(queue: &mut TimedQueue, request: RequestId, result: ApiResult) -> bool {
-    let Some(work) = queue.work_mut(WorkId(request.0)) else {
+    let Some(mut work) = queue.work_mut(WorkId(request.0)) else {
         return false;
     };
     let WorkPhase::Requesting {
         attempt,
         request,
         fetched,
-    } = std::mem::replace(&mut work.phase, WorkPhase::Marked)
+    } = &work.phase
     else {
         return false;
     };
     work.phase = WorkPhase::Answered {
-        attempt,
-        request,
-        fetched,
+        attempt: *attempt,
+        request: request.clone(),
+        fetched: fetched.clone(),
         result,
     };
     true
@@ -214,7 +216,7 @@ pub fn continue_work(
                 out.push(decision(sent.pod.clone(), note));
             }
             let until = now.plus(backoff(profile, attempt));
-            if let Some(work) = queue.work_mut(id) {
+            if let Some(mut work) = queue.work_mut(id) {
                 work.phase = WorkPhase::Backoff { attempt, until };
             }
             out.push(Effect::ArmTimer {
@@ -317,7 +319,7 @@ fn send(
     if profile.recheck_before_delete && !call.verb.is_read() && !recheck(queue, id, cx, out) {
         return;
     }
-    let Some(work) = queue.work_mut(id) else {
+    let Some(mut work) = queue.work_mut(id) else {
         return;
     };
     let request = ApiRequest {
@@ -343,7 +345,7 @@ fn finish(
     note: Option<Note>,
     out: &mut Vec<Effect>,
 ) {
-    let Some(work) = queue.work_mut(id) else {
+    let Some(mut work) = queue.work_mut(id) else {
         return;
     };
     work.phase = WorkPhase::Finished { outcome };
@@ -405,16 +407,18 @@ fn recheck(
     cx: Context<'_, impl ClusterView>,
     out: &mut Vec<Effect>,
 ) -> bool {
-    let Some(work) = queue.work_mut(id) else {
+    let Some(work) = queue.work(id) else {
         return false;
     };
     match evaluate(work, cx) {
         Recheck::Due => true,
         Recheck::Later(fire_at) => {
-            work.fire_at = fire_at;
-            work.phase = WorkPhase::Armed;
             let pod = work.key.pod.clone();
             let key = work.key.clone();
+            if let Some(mut work) = queue.work_mut(id) {
+                work.fire_at = fire_at;
+                work.phase = WorkPhase::Armed;
+            }
             queue.retime_entry(&key, id, fire_at);
             out.push(Effect::ArmTimer {
                 id: id.timer(),
@@ -435,3 +439,6 @@ fn recheck(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

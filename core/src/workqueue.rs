@@ -153,6 +153,45 @@ mod tests {
         assert!(q.is_idle());
     }
 
+    /// Upstream `Len` counts the keys waiting, not those handed out; `is_processing` holds from
+    /// `Get` to `Done`, also when the key was added again meanwhile (semantics §2.4, WQ-1..WQ-3).
+    #[test]
+    fn waiting_and_processing_keys_are_told_apart() {
+        let mut q = WorkQueue::new();
+        assert!(q.is_empty());
+        assert_eq!(q.len(), 0);
+        q.add("a");
+        assert!(!q.is_empty());
+        assert!(!q.is_processing("a"), "queued, not handed out");
+        assert_eq!(q.get(), Some("a"));
+        assert!(q.is_empty(), "handed out, no longer waiting");
+        assert_eq!(q.len(), 0);
+        assert!(q.is_processing("a") && !q.is_idle());
+        q.add("a");
+        assert!(
+            q.is_processing("a"),
+            "added while processing: still processing"
+        );
+        assert!(q.is_empty(), "queued only by done");
+        q.done(&"a");
+        assert!(!q.is_processing("a") && q.len() == 1);
+    }
+
+    /// `map` renames every key, queued or handed out, and keeps the queue order (the model's
+    /// symmetry reduction, MODEL-SYM).
+    #[test]
+    fn map_renames_queued_and_processing_keys_in_order() {
+        let mut q = WorkQueue::new();
+        for k in [1, 2, 3] {
+            q.add(k);
+        }
+        assert_eq!(q.get(), Some(1));
+        let m = q.map(|k| k * 10);
+        assert_eq!(m.queued().collect::<Vec<_>>(), [&20, &30]);
+        assert!(m.is_processing(&10) && !m.is_processing(&1));
+        assert_eq!(q.queued().collect::<Vec<_>>(), [&2, &3]);
+    }
+
     #[derive(Clone, Debug)]
     enum Op {
         Add(u8),

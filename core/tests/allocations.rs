@@ -1,18 +1,17 @@
-//! `handleNodeUpdate` allocates per node, never per pod, once the pods' work exists,
-//! and the matching hot path (`tolerates`, `verdict`) never allocates:
+//! `handleNodeUpdate`, run by the composed controller, decides without allocating per pod once
+//! the pods' work exists, and the matching hot path (`tolerates`, `verdict`) never allocates:
 //! counted with a global allocator, not timed. Counts are per thread, so tests running in
 //! parallel do not see each other's allocations.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use taintcheck_core::driver::Cluster;
-use taintcheck_core::handlers::{handle_node_update, TaintedNodes};
+use taintcheck_core::api::{Taint, TaintEffect, Toleration};
 use taintcheck_core::matching::{tolerates, verdict, TolerationTime, Verdict};
 use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Time;
-use taintcheck_core::{Arrivals, Context};
-use taintcheck_core::{Immediate, TimedQueue};
+
+#[path = "common/node_update.rs"]
+mod node_update;
 
 struct Counting;
 
@@ -40,64 +39,39 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn cluster(pods: usize) -> Cluster {
-    let taints: Vec<Taint> = ["a", "b", "c"]
-        .iter()
-        .map(|k| Taint::new(k, "", TaintEffect::NoExecute))
-        .collect();
-    let mut cluster = Cluster::default();
-    let node = Node {
-        name: "node1".into(),
-        taints: taints.clone(),
-    };
-    cluster.nodes.insert(node.name.clone(), node);
-    for i in 0..pods {
-        let pod = Pod {
-            key: PodKey::new("default", &format!("pod-{i:03}")),
-            uid: Uid(format!("uid-{i}").into()),
-            node_name: Some("node1".into()),
-            tolerations: taints
-                .iter()
-                .map(|t| Toleration::exists(&t.key, Some(TaintEffect::NoExecute), Some(300)))
-                .collect(),
-        };
-        cluster.pods.insert(pod.key.clone(), pod);
-    }
-    cluster
-}
-
+/// Once the pods' works exist, the node update's decisions allocate nothing per pod: only its
+/// listing does, which copies each listed pod (the controller holds the pods as listed).
 #[test]
-fn node_update_allocates_per_node_not_per_pod() {
+fn node_update_decisions_allocate_nothing_per_pod() {
+    let cluster = node_update::cluster(&["a", "b", "c"], 110);
     for profile in [Profile::v1_18(), Profile::latest(), Profile::fixed()] {
-        let cluster = cluster(110);
-        let name = "node1".into();
-        // What `fixed`'s informer handlers would have recorded by then (the others ignore it).
-        let mut arrivals = Arrivals::default();
-        arrivals.node_observed(&name, cluster.nodes.get(&name), Time(0));
-        for (key, pod) in &cluster.pods {
-            arrivals.pod_observed(key, Some(pod), Time(0));
-        }
-        let mut queue = TimedQueue::new();
-        let mut tainted = TaintedNodes::new();
+        let mut c = node_update::fresh(profile, &cluster);
+        let mut steps = Vec::with_capacity(64);
         let mut out = Vec::with_capacity(1024);
-        let at = |now| Context {
-            profile: &profile,
-            view: &cluster,
-            arrivals: &arrivals,
-            now,
-        };
-        let nil = Immediate::Nil;
-        handle_node_update(&mut queue, &mut tainted, at(Time(0)), &name, nil, &mut out);
+        node_update::node_update(&mut c, &cluster, Time(0), &mut steps, &mut out);
+        assert_eq!(c.timed_queue().works().len(), 110, "{}", profile.name);
         out.clear();
+        c.node_observed(None, cluster.nodes.get("node1"), Time(1));
         let before = allocations();
-        let pods = handle_node_update(&mut queue, &mut tainted, at(Time(1)), &name, nil, &mut out);
-        let allocations = allocations() - before;
-        assert_eq!(pods, 110);
+        // Dispatch, take the node item, list its pods.
+        let run = |c: &mut _, limit, steps: &mut _, out: &mut _| {
+            node_update::run_handlers(c, &cluster, Time(1), limit, steps, out)
+        };
+        assert_eq!(run(&mut c, 3, &mut steps, &mut out), 3);
+        let listing = allocations() - before;
+        let before = allocations();
+        let taken = run(&mut c, usize::MAX, &mut steps, &mut out);
+        let deciding = allocations() - before;
+        assert_eq!(taken, 110, "{}: one step per listed pod", profile.name);
         assert_eq!(out.len(), 110, "{}: one decision per pod", profile.name);
-        // The taint list (one Arc) and the listing (a Vec growing to 110): far below one per pod.
         assert!(
-            allocations <= 12,
-            "{}: {allocations} allocations",
+            listing <= 110 + 12,
+            "{}: {listing} allocations listing 110 pods",
+            profile.name
+        );
+        assert!(
+            deciding <= 4,
+            "{}: {deciding} allocations deciding 110 pods",
             profile.name
         );
     }

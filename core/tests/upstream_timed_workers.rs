@@ -96,8 +96,9 @@ impl Harness {
                 progressed |= work::fire_timer(&mut self.queue, id.timer(), cx, out);
                 progressed |= work::start_work(&mut self.queue, id, cx, out);
                 if let Some(answer) = success(&self.queue, id) {
-                    progressed |= work::responded(&mut self.queue, id.request(), answer, cx, out);
+                    progressed |= work::responded(&mut self.queue, id.request(), answer);
                 }
+                progressed |= work::continue_work(&mut self.queue, id, cx, out);
                 progressed |= self.queue.complete(id, p).is_some();
             }
             if !progressed {
@@ -208,6 +209,7 @@ fn running_worker_completion_does_not_remove_replacement() {
             };
             work::fire_timer(&mut h.queue, first.timer(), cx, &mut h.effects);
             work::start_work(&mut h.queue, first, cx, &mut h.effects);
+            work::continue_work(&mut h.queue, first, cx, &mut h.effects);
             assert!(matches!(
                 h.queue.work(first).unwrap().phase,
                 WorkPhase::Requesting { .. }
@@ -226,7 +228,8 @@ fn running_worker_completion_does_not_remove_replacement() {
                     arrivals: &arrivals,
                     now: h.now,
                 };
-                work::responded(&mut h.queue, first.request(), result, cx, &mut h.effects);
+                work::responded(&mut h.queue, first.request(), result);
+                work::continue_work(&mut h.queue, first, cx, &mut h.effects);
             }
             assert!(h.queue.complete(first, &h.profile).is_some());
             let after = h.queue.entry(&k).cloned();

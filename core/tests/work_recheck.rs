@@ -174,17 +174,14 @@ fn the_cancelled_flag_stops_a_fixed_work_before_its_next_request() {
         let id = queue
             .add_work(&key, Time(0), Time(0), Immediate::Nil, &mut out)
             .unwrap();
-        assert!(work::start_work(
-            &mut queue,
-            id,
-            Context {
-                profile: &profile,
-                view: &view,
-                arrivals: &arrivals,
-                now: Time(0),
-            },
-            &mut out
-        ));
+        let cx = |now| Context {
+            profile: &profile,
+            view: &view,
+            arrivals: &arrivals,
+            now: Time(now),
+        };
+        assert!(work::start_work(&mut queue, id, cx(0), &mut out));
+        assert!(work::continue_work(&mut queue, id, cx(0), &mut out));
         queue.cancel_work(&key, &profile, &mut out);
         let WorkPhase::Requesting { request, .. } = queue.work(id).unwrap().phase.clone() else {
             panic!("the work reads the pod first");
@@ -196,18 +193,8 @@ fn the_cancelled_flag_stops_a_fixed_work_before_its_next_request() {
                 version: taintcheck_core::api::ResourceVersion(3),
                 disruption_target: false,
             }));
-        work::responded(
-            &mut queue,
-            request.id,
-            answer,
-            Context {
-                profile: &profile,
-                view: &view,
-                arrivals: &arrivals,
-                now: Time(1),
-            },
-            &mut out,
-        );
+        assert!(work::responded(&mut queue, request.id, answer));
+        assert!(work::continue_work(&mut queue, id, cx(1), &mut out));
         let phase = queue.work(id).unwrap().phase.clone();
         let finished = phase
             == WorkPhase::Finished {

@@ -58,17 +58,14 @@ impl Harness {
             out,
         };
         let (q, p, v, a) = (&mut h.queue, &h.profile, &h.view, &h.arrivals);
-        assert!(work::start_work(
-            q,
-            id,
-            Context {
-                profile: p,
-                view: v,
-                arrivals: a,
-                now: Time(0)
-            },
-            &mut h.out
-        ));
+        let cx = Context {
+            profile: p,
+            view: v,
+            arrivals: a,
+            now: Time(0),
+        };
+        assert!(work::start_work(q, id, cx, &mut h.out));
+        assert!(work::continue_work(q, id, cx, &mut h.out));
         h
     }
 
@@ -83,18 +80,14 @@ impl Harness {
     fn answer(&mut self, result: ApiResult) {
         let request = self.pending().id;
         let (q, p, v, a) = (&mut self.queue, &self.profile, &self.view, &self.arrivals);
-        assert!(work::responded(
-            q,
-            request,
-            result,
-            Context {
-                profile: p,
-                view: v,
-                arrivals: a,
-                now: Time(1),
-            },
-            &mut self.out
-        ));
+        assert!(work::responded(q, request, result));
+        let cx = Context {
+            profile: p,
+            view: v,
+            arrivals: a,
+            now: Time(1),
+        };
+        assert!(work::continue_work(q, self.id, cx, &mut self.out));
     }
 
     fn phase(&self) -> WorkPhase {

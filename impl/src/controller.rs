@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use taintcheck_model::api::{Node, Pod, PodKey};
 use taintcheck_model::core::{
     Actor, ApiRequest, ClusterView, Config, Controller as Core, Effect, Immediate, Step, TimerId,
-    Verb, WorkPhase,
+    Verb,
 };
 use taintcheck_model::time::Time;
 use taintcheck_model::trace::{RequestVerb, TraceEvent};
@@ -126,7 +126,11 @@ impl Controller {
             recorder: env.recorder.clone(),
             informers: Mutex::new(None),
             state: Mutex::new(State {
-                core: Core::new(config),
+                core: {
+                    let mut core = Core::new(config);
+                    core.report_work_steps();
+                    core
+                },
                 armed: BTreeMap::new(),
                 scheduled: BTreeSet::new(),
                 active: false,
@@ -287,14 +291,14 @@ impl Shared {
     /// Runs `step` and performs what it asks for.
     fn step(self: &Arc<Self>, s: &mut State, cache: &Cache, step: Step, now: Time) {
         let before = match (&self.probe, step.actor()) {
-            (Some(_), Actor::Worker(w)) => s.core.shards().get(w).cloned(),
+            (Some(_), Actor::Worker(w)) => Some(s.core.worker_status(w)),
             _ => None,
         };
         let mut out = Vec::new();
         s.core
             .step(step.clone(), &self.mutant.view(cache), now, &mut out);
         if let (Some(before), Actor::Worker(w)) = (before, step.actor()) {
-            let after = s.core.shards().get(w).cloned().unwrap_or_default();
+            let after = s.core.worker_status(w);
             self.probe(|| observe(w, &step, &before, &after));
         }
         self.perform(s, out, now);
@@ -309,12 +313,10 @@ impl Shared {
             }
             s.scheduled.remove(&step);
             let finished = match step {
-                Step::CompleteWork(id) => {
-                    s.core.timed_queue().work(id).and_then(|w| match w.phase {
-                        WorkPhase::Finished { outcome } => Some((w.key.pod.clone(), outcome)),
-                        _ => None,
-                    })
-                }
+                Step::CompleteWork(id) => s
+                    .core
+                    .finished_work(id)
+                    .map(|(pod, outcome)| (pod.clone(), outcome)),
                 _ => None,
             };
             self.step(&mut s, cache, step, self.timers.now());
@@ -381,18 +383,14 @@ impl Shared {
         self.settle(s);
     }
 
-    /// Each work step the core now offers (a spawned work's start, a running work's next step,
-    /// a finished work's completion) runs on its own "goroutine": a timer-service callback at
-    /// `now`.
+    /// Each work step the core newly offers (a spawned work's start, a running work's next
+    /// step, a finished work's completion) runs on its own "goroutine": a timer-service
+    /// callback at `now`.
     fn schedule_work_steps(self: &Arc<Self>, s: &mut State, now: Time) {
         let mut steps: Vec<Step> = Vec::new();
-        s.core.enabled_work_steps(now, &mut steps);
+        s.core.poll_work_steps(&mut steps);
         for step in steps {
-            if matches!(
-                step,
-                Step::StartWork(_) | Step::ContinueWork(_) | Step::CompleteWork(_)
-            ) && s.scheduled.insert(step.clone())
-            {
+            if s.scheduled.insert(step.clone()) {
                 let me = self.clone();
                 self.timers.arm(now, Box::new(move || me.work_step(step)));
             }

@@ -14,7 +14,7 @@ use crate::informer::Cache;
 #[cfg(feature = "mutants")]
 use taintcheck_model::api::TaintEffect;
 use taintcheck_model::api::{Node, Pod, PodKey};
-use taintcheck_model::core::driver::Cluster;
+use taintcheck_model::core::Cluster;
 use taintcheck_model::core::{ApiRequest, ClusterView};
 use taintcheck_model::time::Time;
 

@@ -4,7 +4,7 @@
 
 use crate::sync::{lock, Arc, Mutex};
 use taintcheck_model::api::NodeName;
-use taintcheck_model::core::{PodItem, Shard, Step, Worker};
+use taintcheck_model::core::{PodItem, Step, WorkerStatus};
 
 /// A work-queue key.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -49,31 +49,39 @@ impl Probe {
     }
 }
 
-/// What worker `worker`'s `step` did, from its shard before and after: items taken, begun and
-/// finished.
-pub(crate) fn observe(worker: usize, step: &Step, before: &Shard, after: &Shard) -> Vec<Probed> {
+/// What worker `worker`'s `step` did, from what it held before and after: items taken, begun
+/// and finished.
+pub(crate) fn observe(
+    worker: usize,
+    step: &Step,
+    before: &WorkerStatus,
+    after: &WorkerStatus,
+) -> Vec<Probed> {
     let mut seen = Vec::new();
-    if matches!(step, Step::WorkerTakePod(_)) {
+    let took_pod = matches!(step, Step::WorkerTakePod(_));
+    if took_pod {
         seen.push(Probed::TookPod {
             worker,
-            buffered: before.nodes.iter().cloned().collect(),
+            buffered: before.node_channel.clone(),
         });
     }
-    let handling = |w: &Worker| match w {
-        Worker::Node { node, .. } => Some(Key::Node(node.clone())),
-        _ => None,
-    };
-    let (was, is) = (handling(&before.worker), handling(&after.worker));
+    let (was, is) = (
+        before.node.clone().map(Key::Node),
+        after.node.clone().map(Key::Node),
+    );
     // A node item taken from the channel (and possibly done within the same step).
-    if after.nodes.len() < before.nodes.len() && !matches!(step, Step::WorkerTakePod(_)) {
-        let key = before.nodes.iter().next().cloned().map(Key::Node);
+    if after.node_channel.len() < before.node_channel.len() && !took_pod {
+        let key = before.node_channel.first().cloned().map(Key::Node);
         seen.extend(key.clone().map(|key| Probed::Began { worker, key }));
         if is != key {
             seen.extend(key.map(|key| Probed::Ended { worker, key }));
         }
     } else if was.is_some() && is != was {
         seen.extend(was.map(|key| Probed::Ended { worker, key }));
-    } else if let (Worker::Draining { pod }, true) = (&before.worker, before.nodes.is_empty()) {
+    } else if let (Some(pod), None, true) =
+        (&before.pod, &before.node, before.node_channel.is_empty())
+    {
+        // A taken pod item with nothing left to drain: this step handles it.
         if matches!(step, Step::WorkerContinue { .. }) {
             let key = Key::Pod(pod.clone());
             seen.push(Probed::Began {

@@ -38,6 +38,8 @@ impl Recorder {
                 profile: Some(profile.into()),
                 scenario: scenario.map(Into::into),
                 observed: None,
+                start: None,
+                end: None,
             },
         };
         Recorder {

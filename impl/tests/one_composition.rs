@@ -2,8 +2,9 @@
 //! `impl/src` reads a switch of `Profile` (every field but its name, taken from the core's
 //! `profile.rs`, so that a new switch is covered at once) or calls the parts the core's
 //! `Controller` composes (intake filters, sharding, the work queue, the handlers, the timed
-//! queue, the work steps). Each rule is first shown to catch the core's own composition, so a
-//! pattern that matches nothing cannot pass vacuously.
+//! queue, the work steps) or reads its internals (shards, workers, the works' phases). Each rule
+//! is first shown to catch the core's own composition (or the model's reads), so a pattern that
+//! matches nothing cannot pass vacuously.
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +19,6 @@ const COMPOSITION: &[&str] = &[
     "TimedQueue",
     "TaintedNodes",
     "handlers::",
-    "handle_node_update(",
     "handle_pod_update(",
     "update_tainted_nodes(",
     "node_update_pod(",
@@ -30,6 +30,18 @@ const COMPOSITION: &[&str] = &[
     ".cancel_work(",
     ".complete(",
     "Arrivals",
+];
+
+/// The controller's internals, which the runtime watches only through the core's observation
+/// API (`Controller::worker_status`, `Controller::finished_work`); the model reads them.
+const INTERNALS: &[&str] = &[
+    ".shards()",
+    "Shard",
+    "Worker::",
+    "NodePhase",
+    "timed_queue()",
+    "WorkPhase",
+    "driver::",
 ];
 
 /// The switches of `Profile`: its public fields but the name, read from the core's source.
@@ -110,6 +122,11 @@ fn the_rules_catch_the_cores_own_composition() {
         hits(&core, &switches(&ws)).len() >= 10,
         "the switch patterns no longer match the core's switch reads"
     );
+    let internals: Vec<String> = INTERNALS.iter().map(|p| p.to_string()).collect();
+    assert!(
+        hits(&rust_files(&ws.join("model/src/check")), &internals).len() >= 10,
+        "the internals patterns no longer match the model's reads of the controller's parts"
+    );
 }
 
 #[test]
@@ -118,13 +135,15 @@ fn the_runtime_composes_nothing_and_reads_no_switch() {
     let runtime = rust_files(&ws.join("impl/src"));
     assert!(runtime.len() >= 10, "impl/src holds the runtime");
     let composition: Vec<String> = COMPOSITION.iter().map(|p| p.to_string()).collect();
+    let internals: Vec<String> = INTERNALS.iter().map(|p| p.to_string()).collect();
     let found: Vec<String> = hits(&runtime, &composition)
         .into_iter()
+        .chain(hits(&runtime, &internals))
         .chain(hits(&runtime, &switches(&ws)))
         .collect();
     assert!(
         found.is_empty(),
-        "the runtime composes the controller or reads a profile switch:\n{}",
+        "the runtime composes the controller, reads its internals or a profile switch:\n{}",
         found.join("\n")
     );
 }

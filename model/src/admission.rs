@@ -3,19 +3,30 @@
 
 use crate::api::{TaintEffect, Toleration};
 
+/// The node lifecycle controller's taint for a node whose `Ready` condition is `False`; the
+/// admission plugin gives every pod a default toleration of it.
 pub const NOT_READY: &str = "node.kubernetes.io/not-ready";
+/// The node lifecycle controller's taint for a node whose `Ready` condition is `Unknown` (its
+/// kubelet stopped reporting); also tolerated by default.
 pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+/// A node condition taint the DaemonSet controller tolerates for its pods.
 pub const DISK_PRESSURE: &str = "node.kubernetes.io/disk-pressure";
+/// A node condition taint the DaemonSet controller tolerates for its pods.
 pub const MEMORY_PRESSURE: &str = "node.kubernetes.io/memory-pressure";
+/// A node condition taint the DaemonSet controller tolerates for its pods.
 pub const PID_PRESSURE: &str = "node.kubernetes.io/pid-pressure";
+/// The cordon taint; the DaemonSet controller tolerates it for its pods.
 pub const UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
+/// The taint of a node without a configured network; tolerated by host-network DaemonSet pods.
 pub const NETWORK_UNAVAILABLE: &str = "node.kubernetes.io/network-unavailable";
 
 /// The kube-apiserver flags `--default-not-ready-toleration-seconds` and
 /// `--default-unreachable-toleration-seconds`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DefaultTolerationSeconds {
+    /// `tolerationSeconds` of the default not-ready toleration.
     pub not_ready: i64,
+    /// `tolerationSeconds` of the default unreachable toleration.
     pub unreachable: i64,
 }
 

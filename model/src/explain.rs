@@ -25,6 +25,7 @@ pub struct Explanation {
     pub eviction_after_seconds: Option<Seconds>,
     /// Whether the scheduler's TaintToleration Filter admits a new pod.
     pub schedulable: bool,
+    /// When the Filter rejects it: the scheduler's reason, naming the first untolerated taint.
     pub unschedulable_reason: Option<String>,
     /// The TaintToleration Score: untolerated PreferNoSchedule taints.
     pub prefer_no_schedule_untolerated: i64,
@@ -35,7 +36,9 @@ pub struct Explanation {
 pub struct TaintLine {
     /// `Taint.ToString`, e.g. `k=v:NoExecute`.
     pub taint: String,
+    /// The taint's effect as written (`NoExecute`, `NoSchedule`, `PreferNoSchedule`, or other).
     pub effect: String,
+    /// The index in the pod's tolerations of the first one that tolerates it, if any.
     pub toleration_index: Option<usize>,
     /// That toleration's `tolerationSeconds`; `None` is forever (or no toleration).
     pub seconds: Option<i64>,
@@ -45,8 +48,11 @@ pub struct TaintLine {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Eviction {
+    /// Evicted at once: some NoExecute taint is untolerated, or tolerated for 0 s or less.
     Immediate,
+    /// Evicted after the smallest `tolerationSeconds` of the tolerations used.
     After,
+    /// Never evicted: every NoExecute taint is tolerated forever (or there is none).
     Never,
 }
 

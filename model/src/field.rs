@@ -32,18 +32,22 @@ impl FieldPath {
         FieldPath::root().child(name)
     }
 
+    /// `self.name`: a struct field below this path.
     pub fn child(&self, name: &str) -> FieldPath {
         self.with(Segment::Child(name.to_owned()))
     }
 
+    /// `self[i]`: element `i` of the list at this path.
     pub fn index(&self, i: usize) -> FieldPath {
         self.with(Segment::Index(i))
     }
 
+    /// `self[key]`: entry `key` of the map at this path.
     pub fn key(&self, key: &str) -> FieldPath {
         self.with(Segment::Key(key.to_owned()))
     }
 
+    /// The steps from the root, for looking the path up in a manifest's line index.
     pub fn segments(&self) -> &[Segment] {
         &self.0
     }
@@ -114,7 +118,9 @@ pub enum ErrorKind {
     Invalid(BadValue),
     /// `Unsupported value: <value>: supported values: "A", "B"`.
     NotSupported {
+        /// The value given.
         value: BadValue,
+        /// The values upstream accepts, in its order.
         supported: Vec<&'static str>,
     },
     /// `Duplicate value: <value>`.
@@ -126,8 +132,11 @@ pub enum ErrorKind {
 /// One field error: a path, what is wrong, and an optional detail message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
+    /// The field at fault.
     pub path: FieldPath,
+    /// What is wrong with it.
     pub kind: ErrorKind,
+    /// Upstream's detail message (empty for none).
     pub detail: String,
 }
 

@@ -13,7 +13,7 @@
 //! * Input formats: [`manifest`] (`kubectl` manifests in and out), [`validate`] with [`field`]
 //!   (API-server validation, every error with its field path), [`taint_syntax`] (`kubectl
 //!   taint` arguments and `Taint.ToString`), [`scenario`] (scenarios), [`trace`] (the
-//!   observable trace), [`recording`] (`kubectl --watch` recordings into traces).
+//!   observable trace), [`recording`] (kubectl watch recordings and audit logs into traces).
 //! * Other components' rules: [`scheduler`] (the TaintToleration plugin), [`admission`]
 //!   (admission-time tolerations); [`explain`] gathers them for `taintcheck explain`.
 //! * [`check`]: the stateright model of the whole system (`taintcheck check` / `explore`).
@@ -30,27 +30,18 @@
 
 #![warn(missing_docs)]
 
-// The modules under `allow(missing_docs)` still have public items without their own doc.
-#[allow(missing_docs)]
 pub mod admission;
 pub mod check;
 pub mod conformance;
-#[allow(missing_docs)]
 pub mod explain;
-#[allow(missing_docs)]
 pub mod field;
-#[allow(missing_docs)]
+pub mod limits;
 pub mod manifest;
-#[allow(missing_docs)]
 pub mod oracle;
-#[allow(missing_docs)]
 pub mod recording;
-#[allow(missing_docs)]
 pub mod scenario;
 pub mod scheduler;
-#[allow(missing_docs)]
 pub mod taint_syntax;
-#[allow(missing_docs)]
 pub mod trace;
 pub mod validate;
 pub mod yaml;

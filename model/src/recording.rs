@@ -1,31 +1,50 @@
-//! Real-cluster recordings into traces (`taintcheck import`): what `kubectl get pods,nodes -A
-//! --watch --output-watch-events -o json` and `kubectl get events -A --watch -o json` print,
-//! turned into the trace format (TRACE-*), with times taken from the objects. Spec: IMPORT-1..4
-//! in `specs/oracle.md`.
+//! Real-cluster recordings into traces (`taintcheck import`). Spec: IMPORT-1..8 in
+//! `specs/import.md`.
 //!
-//! A cluster shows the controller's events, not its requests, so the trace header says
-//! `"observed":["events"]` (TRACE-7). Object times have one-second precision at best; an API
-//! change is dated to the start of its second and an event to the end of its second, so a
-//! recorded output is never earlier than it happened and `--latency-bound-ms` should allow one
-//! second more than the controller's real latency (IMPORT-3).
+//! Two sources, given in any mix: kubectl watch recordings (`kubectl get pods -A --watch
+//! --output-watch-events -o json`, likewise nodes and events) and the API server's audit log
+//! (`audit.k8s.io/v1` events, one per line). Both become *changes* (an object as stored at a
+//! resourceVersion) and *controller outputs* (events, and from the audit log the controller's own
+//! requests). Changes seen by both sources are merged by resourceVersion, ordered by it (the
+//! order the API server stored them, the order a watch delivers them), and dated by the most
+//! precise source: the audit log's microsecond `stageTimestamp`, else the object's own
+//! second-precision times. The trace's `t` counts milliseconds from the header's `start`
+//! (TRACE-8), so every message about it can speak wall-clock time.
 
-use crate::api::{Node, NodeName, Pod, PodKey};
-use crate::core::EVENT_REASON;
-use crate::manifest::convert::{node_from_k8s, pod_from_k8s};
+mod audit;
+mod changes;
+mod events;
+mod input;
+mod kubectl;
+
 use crate::time::Time;
-use crate::trace::{Observed, TraceEvent, TraceRecord, TRACE_VERSION};
+use crate::trace::{Observed, Start, TraceEvent, TraceRecord, TRACE_VERSION};
 use k8s_openapi::api::core::v1 as k8s;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
-use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use input::HOW_TO_RECORD;
+
+/// The taint eviction controller's audit user names: its own service account since 1.29, the
+/// node lifecycle controller's before (it ran inside it). Spec: IMPORT-5.
+pub const CONTROLLER_USERS: [&str; 2] = [
+    "system:serviceaccount:kube-system:taint-eviction-controller",
+    "system:serviceaccount:kube-system:node-controller",
+];
+
+/// At most this many `event` lines for one observation of an Event, however much its `count`
+/// grew: a hostile or corrupt `count` must not cost unbounded memory. Spec: IMPORT-3.
+pub const MAX_EVENT_OCCURRENCES: i64 = 100;
 
 /// A recording that could not be read: `file:line: message`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{file}:{line}: {message}")]
 pub struct RecordingError {
+    /// The file as the user named it.
     pub file: String,
+    /// The 1-based line the offending value starts on.
     pub line: usize,
+    /// `field.path: what is wrong`.
     pub message: String,
 }
 
@@ -35,428 +54,286 @@ pub struct RecordingError {
 pub enum Skip {
     /// A watch event other than ADDED, MODIFIED or DELETED (BOOKMARK, ERROR).
     WatchEventType,
-    /// An object neither Pod, Node nor Event.
+    /// An object or an audit entry about something other than pods, nodes and events.
     OtherKind,
     /// The deletion of an object the recording never showed.
     UnseenDeletion,
     /// A change to nothing taint eviction reads.
     Unchanged,
+    /// The same change (kind, name, resourceVersion) from a second source or a second time.
+    Duplicate,
     /// An event other than `TaintManagerEviction` on a pod.
     OtherEvent,
     /// A `TaintManagerEviction` event without a timestamp.
     EventWithoutTime,
     /// An event whose count adds no occurrence already turned into lines.
     EventRepeated,
+    /// Occurrences beyond [`MAX_EVENT_OCCURRENCES`] in one observation of an event.
+    EventOccurrencesCapped,
+    /// An audit entry of another stage than `ResponseComplete`.
+    AuditStage,
+    /// An audit entry of a read (get, list, watch) by someone other than the controller.
+    Read,
+    /// An audit entry of a write whose object it does not carry (level Metadata or Request, or
+    /// a response that is a Status): what changed cannot be known from it.
+    NoObject,
+    /// A write that failed (the API server stored nothing).
+    FailedWrite,
+    /// A request of the controller that is not one of its GET, PATCH (status) or DELETE of a
+    /// pod (its informers' list and watch).
+    OtherRequest,
+}
+
+impl Skip {
+    /// Whether skipping loses something the trace should have had (`--strict` fails on these);
+    /// the others are what a whole-cluster recording is expected to contain.
+    pub fn loses_information(self) -> bool {
+        matches!(
+            self,
+            Skip::UnseenDeletion
+                | Skip::EventWithoutTime
+                | Skip::EventOccurrencesCapped
+                | Skip::NoObject
+        )
+    }
+}
+
+/// How to import.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Audit user names whose pod requests are the controller's (default [`CONTROLLER_USERS`]).
+    pub controller_users: BTreeSet<String>,
+    /// The end of the recording, when the user knows it better than its last entry.
+    pub end: Option<Timestamp>,
+    /// What the trace claims to observe, instead of what was given (TRACE-7).
+    pub observed: Option<Vec<Observed>>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            controller_users: CONTROLLER_USERS.iter().map(|u| u.to_string()).collect(),
+            end: None,
+            observed: None,
+        }
+    }
 }
 
 /// A trace and what was left out of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Import {
+    /// The header, then the lines in trace order.
     pub trace: Vec<TraceRecord>,
+    /// Values skipped, per reason.
     pub skipped: BTreeMap<Skip, usize>,
 }
 
-/// Converts recordings (each a stream of JSON values: watch events `{"type","object"}`, bare
-/// objects, or `List`s) into one trace, sorted by time. Objects of other kinds, bookmarks and
-/// watch errors are skipped; so are changes that do not alter what taint eviction reads.
+/// Converts recordings into one trace with the default [`Settings`].
 pub fn import(files: &[(&str, &str)]) -> Result<Vec<TraceRecord>, RecordingError> {
-    import_counting(files).map(|i| i.trace)
+    import_with(files, &Settings::default()).map(|i| i.trace)
 }
 
-/// [`import`], counting the values skipped per reason.
-pub fn import_counting(files: &[(&str, &str)]) -> Result<Import, RecordingError> {
-    let mut r = Importer::default();
+/// Converts recordings (`(file name, text)`; each a kubectl watch recording or an audit log,
+/// told apart per value) into one trace, counting what was skipped.
+pub fn import_with(files: &[(&str, &str)], settings: &Settings) -> Result<Import, RecordingError> {
+    let mut c = Collected::default();
     for (file, text) in files {
-        let stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-        let mut offset = 0;
-        for value in stream.into_offsets() {
-            let (value, end) = value.map_err(|e| RecordingError {
+        let mut watch = kubectl::Watch::default();
+        for value in input::values(file, text) {
+            let (line, value) = value?;
+            let err = |message: String| RecordingError {
                 file: file.to_string(),
-                line: e.line(),
-                message: format!("invalid JSON: {e}"),
-            })?;
-            let line = 1 + text[..offset.min(text.len())]
-                .bytes()
-                .filter(|b| *b == b'\n')
-                .count();
-            let start = text[offset..end]
-                .find(|c: char| !c.is_whitespace())
-                .map_or(line, |skip| {
-                    line + text[offset..offset + skip]
-                        .bytes()
-                        .filter(|b| *b == b'\n')
-                        .count()
-                });
-            offset = end;
-            r.value(file, start, &value)?;
+                line,
+                message,
+            };
+            if audit::is_audit(&value) {
+                audit::entry(&mut c, settings, &value).map_err(err)?;
+            } else {
+                c.kubectl_given = true;
+                watch.value(&mut c, &value).map_err(err)?;
+            }
         }
     }
-    let mut out = vec![TraceRecord {
-        t: r.lines.first().map_or(Time::ZERO, |l| l.0),
-        event: TraceEvent::Header {
-            version: TRACE_VERSION,
-            source: "kubectl".into(),
-            profile: None,
-            scenario: None,
-            observed: Some(vec![Observed::Events]),
-        },
-    }];
-    r.lines.sort_by_key(|(t, seq, _)| (*t, *seq));
-    if let Some(first) = r.lines.first() {
-        out[0].t = first.0;
+    Ok(c.finish(settings))
+}
+
+/// An object as the API server stored it at one resourceVersion.
+pub(crate) enum Object {
+    Node(Box<k8s::Node>),
+    Pod(Box<k8s::Pod>),
+}
+
+impl Object {
+    /// Kind, namespace and name: which object this is.
+    fn key(&self) -> (char, &str, &str) {
+        let (kind, meta) = match self {
+            Object::Node(n) => ('n', &n.metadata),
+            Object::Pod(p) => ('p', &p.metadata),
+        };
+        (
+            kind,
+            meta.namespace.as_deref().unwrap_or(""),
+            meta.name.as_deref().unwrap_or(""),
+        )
     }
-    out.extend(
-        r.lines
-            .into_iter()
-            .map(|(t, _, event)| TraceRecord { t, event }),
-    );
-    Ok(Import {
-        trace: out,
-        skipped: r.skipped,
-    })
-}
 
-/// Offsets of each value's end in the stream (serde_json's iterator only says where it is).
-trait IntoOffsets: Sized {
-    fn into_offsets(self) -> Offsets<Self>;
-}
-
-struct Offsets<I>(I);
-
-impl<'de, R: serde_json::de::Read<'de>> IntoOffsets
-    for serde_json::StreamDeserializer<'de, R, Value>
-{
-    fn into_offsets(self) -> Offsets<Self> {
-        Offsets(self)
+    fn resource_version(&self) -> u64 {
+        let meta = match self {
+            Object::Node(n) => &n.metadata,
+            Object::Pod(p) => &p.metadata,
+        };
+        meta.resource_version
+            .as_deref()
+            .and_then(|rv| rv.parse().ok())
+            .unwrap_or(0)
     }
 }
 
-impl<'de, R: serde_json::de::Read<'de>> Iterator
-    for Offsets<serde_json::StreamDeserializer<'de, R, Value>>
-{
-    type Item = Result<(Value, usize), serde_json::Error>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let value = self.0.next()?;
-        Some(value.map(|v| (v, self.0.byte_offset())))
-    }
+/// One source's view of a change.
+pub(crate) struct Change {
+    pub object: Object,
+    /// The object is gone (a watch DELETED, a DELETE that removed it).
+    pub gone: bool,
+    /// The API server's own instant of the change (audit `stageTimestamp`), when known.
+    pub at: Option<Time>,
 }
 
+/// Where a line goes among lines of the same instant: a request before the change it causes,
+/// the response after it, events last (they are recorded asynchronously).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Rank {
+    Request,
+    Change,
+    Response,
+    Event,
+}
+
+/// What the readers collect from every file, before it is ordered into a trace.
 #[derive(Default)]
-struct Importer {
-    lines: Vec<(Time, usize, TraceEvent)>,
-    nodes: BTreeMap<NodeName, Node>,
-    /// Per pod: the object, whether it is terminating, whether it has `DisruptionTarget`.
-    pods: BTreeMap<PodKey, (Pod, bool, bool)>,
-    /// Events seen, by namespace/name, with the count already turned into lines.
-    events: BTreeMap<(String, String), i32>,
-    /// The last time of an object line (a fallback when an object carries no time).
-    last: Time,
-    skipped: BTreeMap<Skip, usize>,
+pub(crate) struct Collected {
+    pub changes: Vec<Change>,
+    /// Controller outputs, with their instants (Unix milliseconds).
+    pub outputs: Vec<(Time, Rank, TraceEvent)>,
+    pub skipped: BTreeMap<Skip, usize>,
+    /// The latest instant any entry showed (the end of the recording).
+    pub latest: Option<Time>,
+    /// An Event object was read: the recording shows events.
+    pub events_given: bool,
+    /// An audit entry of the controller's was read: the recording shows its requests.
+    pub requests_given: bool,
+    /// A kubectl recording (not an audit entry) was read.
+    pub kubectl_given: bool,
+    pub events: events::Counts,
+    /// Audit IDs seen (an entry given twice is one request).
+    pub audit_ids: BTreeSet<String>,
+    pub next_request: u64,
 }
 
-impl Importer {
-    fn skip(&mut self, why: Skip) {
+impl Collected {
+    pub fn skip(&mut self, why: Skip) {
         *self.skipped.entry(why).or_default() += 1;
     }
 
-    fn push(&mut self, t: Time, event: TraceEvent) {
-        let seq = self.lines.len();
-        self.lines.push((t, seq, event));
+    pub fn saw(&mut self, t: Time) {
+        self.latest = Some(self.latest.map_or(t, |l| l.max(t)));
     }
 
-    fn value(&mut self, file: &str, line: usize, v: &Value) -> Result<(), RecordingError> {
-        let err = |message: String| RecordingError {
-            file: file.to_string(),
-            line,
-            message,
-        };
-        if let (Some(kind), Some(object)) = (v.get("type").and_then(Value::as_str), v.get("object"))
-        {
-            return match kind {
-                "ADDED" | "MODIFIED" | "DELETED" => self.object(kind, object).map_err(err),
-                _ => {
-                    self.skip(Skip::WatchEventType);
-                    Ok(())
-                }
-            };
+    /// Merges, orders and dates everything into the trace.
+    fn finish(mut self, settings: &Settings) -> Import {
+        let changes = self.merged_changes();
+        let mut objects = changes::Objects::default();
+        for change in changes {
+            objects.apply(&mut self, change);
         }
-        match v.get("kind").and_then(Value::as_str) {
-            Some("List") | Some("PodList") | Some("NodeList") | Some("EventList") => {
-                for item in v
-                    .get("items")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    self.object("ADDED", item).map_err(err)?;
-                }
-                Ok(())
+        let mut lines: Vec<(Time, Rank, usize, TraceEvent)> = objects
+            .lines
+            .into_iter()
+            .chain(self.outputs.drain(..))
+            .enumerate()
+            .map(|(seq, (t, rank, e))| (t, rank, seq, e))
+            .collect();
+        lines.sort_by_key(|(t, rank, seq, _)| (*t, *rank, *seq));
+        let first = lines.first().map(|l| l.0).or(self.latest);
+        // `t = 0` is the first line's second, so offsets read as elapsed recording time.
+        let origin = Time(first.map_or(0, |t| t.millis().div_euclid(1000) * 1000));
+        let end = settings
+            .end
+            .map(|e| Time(e.as_millisecond()))
+            .or(self.latest)
+            .map(|e| Time(e.millis() - origin.millis()).max(Time::ZERO));
+        let start = Timestamp::from_millisecond(origin.millis()).ok().map(Start);
+        let observed = settings.observed.clone().unwrap_or_else(|| {
+            let mut o = Vec::new();
+            if self.requests_given {
+                o.push(Observed::Requests);
             }
-            _ => self.object("ADDED", v).map_err(err),
-        }
-    }
-
-    fn object(&mut self, change: &str, v: &Value) -> Result<(), String> {
-        match v.get("kind").and_then(Value::as_str) {
-            Some("Node") => {
-                let node: k8s::Node = parse(v, "Node")?;
-                self.node(change, &node);
+            if self.events_given {
+                o.push(Observed::Events);
             }
-            Some("Pod") => {
-                let pod: k8s::Pod = parse(v, "Pod")?;
-                self.pod(change, &pod);
-            }
-            Some("Event") => self.event(v),
-            _ => self.skip(Skip::OtherKind),
-        }
-        Ok(())
-    }
-
-    fn node(&mut self, change: &str, n: &k8s::Node) {
-        let node = node_from_k8s(n);
-        let rv = resource_version(&n.metadata);
-        if change == "DELETED" {
-            if self.nodes.remove(&node.name).is_some() {
-                let t = deletion_time(&n.metadata)
-                    .unwrap_or(self.last)
-                    .max(self.last);
-                self.push(
-                    t,
-                    TraceEvent::NodeDeleted {
-                        rv,
-                        name: node.name,
-                    },
-                );
-            } else {
-                self.skip(Skip::UnseenDeletion);
-            }
-            return;
-        }
-        let old = self.nodes.insert(node.name.clone(), node.clone());
-        if old.as_ref() == Some(&node) {
-            self.skip(Skip::Unchanged);
-            return;
-        }
-        // The taints' writers date the change; a new taint's timeAdded is the best evidence.
-        let added = node
-            .taints
-            .iter()
-            .filter(|t| !old.as_ref().is_some_and(|o| o.taints.contains(t)))
-            .filter_map(|t| t.time_added)
-            .max();
-        let t = added
-            .or_else(|| write_time(&n.metadata, Some("f:taints")))
-            .or_else(|| write_time(&n.metadata, None))
-            .unwrap_or(self.last);
-        self.last = self.last.max(t);
-        let event = match old {
-            None => TraceEvent::NodeAdded { rv, node },
-            Some(_) => TraceEvent::NodeModified { rv, node },
-        };
-        self.push(t, event);
-    }
-
-    fn pod(&mut self, change: &str, p: &k8s::Pod) {
-        let pod = pod_from_k8s(p);
-        let rv = resource_version(&p.metadata);
-        let key = pod.key.clone();
-        if change == "DELETED" {
-            if self.pods.remove(&key).is_some() {
-                let t = deletion_time(&p.metadata)
-                    .unwrap_or(self.last)
-                    .max(self.last);
-                self.push(
-                    t,
-                    TraceEvent::PodDeleted {
-                        rv,
-                        namespace: key.namespace.to_string(),
-                        name: key.name.to_string(),
-                        uid: pod.uid,
-                    },
-                );
-            } else {
-                self.skip(Skip::UnseenDeletion);
-            }
-            return;
-        }
-        let terminating = p.metadata.deletion_timestamp.is_some();
-        let disruption_target = has_disruption_target(p);
-        let old = self
-            .pods
-            .insert(key.clone(), (pod.clone(), terminating, disruption_target));
-        let event = match &old {
-            None => TraceEvent::PodAdded { rv, pod },
-            Some((o, _, _)) if o.uid != pod.uid => {
-                // A same-name successor whose predecessor's deletion the watch did not show.
-                let t = self.last;
-                self.push(
-                    t,
-                    TraceEvent::PodDeleted {
-                        rv,
-                        namespace: key.namespace.to_string(),
-                        name: key.name.to_string(),
-                        uid: o.uid.clone(),
-                    },
-                );
-                TraceEvent::PodAdded { rv, pod }
-            }
-            Some((o, was, had))
-                if *o == pod && *was == terminating && *had == disruption_target =>
-            {
-                self.skip(Skip::Unchanged);
-                return;
-            }
-            Some((_, was, _)) => TraceEvent::PodModified {
-                rv,
-                pod,
-                terminating: terminating && !was,
-                disruption_target,
-            },
-        };
-        let t = match &event {
-            // A graceful DELETE sets deletionTimestamp to its own instant plus the grace period.
-            TraceEvent::PodModified {
-                terminating: true, ..
-            } => delete_request_time(&p.metadata),
-            _ => None,
-        };
-        let t = t
-            .or_else(|| write_time(&p.metadata, Some("f:spec")))
-            .or_else(|| write_time(&p.metadata, None))
-            .or_else(|| meta_time(p.metadata.creation_timestamp.as_ref()))
-            .unwrap_or(self.last);
-        self.last = self.last.max(t);
-        self.push(t, event);
-    }
-
-    /// A `TaintManagerEviction` event on a pod: one trace line per occurrence the count adds,
-    /// dated to the end of its (second-precision) timestamp.
-    fn event(&mut self, v: &Value) {
-        let s = |path: &[&str]| -> Option<&str> {
-            path.iter()
-                .try_fold(v, |v, k| v.get(*k))
-                .and_then(Value::as_str)
-        };
-        if s(&["reason"]) != Some(EVENT_REASON) {
-            self.skip(Skip::OtherEvent);
-            return;
-        }
-        let object = if v.get("involvedObject").is_some() {
-            "involvedObject"
-        } else {
-            "regarding"
-        };
-        let (Some("Pod"), Some(namespace), Some(name)) = (
-            s(&[object, "kind"]),
-            s(&[object, "namespace"]),
-            s(&[object, "name"]),
-        ) else {
-            self.skip(Skip::OtherEvent);
-            return;
-        };
-        let message = s(&["message"]).or_else(|| s(&["note"])).unwrap_or("");
-        let id = (
-            s(&["metadata", "namespace"]).unwrap_or("").to_string(),
-            s(&["metadata", "name"]).unwrap_or("").to_string(),
-        );
-        let count = v
-            .get("count")
-            .and_then(Value::as_i64)
-            .or_else(|| v.pointer("/series/count").and_then(Value::as_i64))
-            .unwrap_or(1)
-            .max(1) as i32;
-        let seen = self.events.insert(id, count).unwrap_or(0);
-        let precise = s(&["eventTime"]).and_then(timestamp);
-        let t = precise.or_else(|| {
-            s(&["lastTimestamp"])
-                .or_else(|| s(&["deprecatedLastTimestamp"]))
-                .or_else(|| s(&["firstTimestamp"]))
-                .and_then(timestamp)
-                .map(|t| Time(t.millis() + 999))
+            o
         });
-        let Some(t) = t else {
-            self.skip(Skip::EventWithoutTime);
-            return;
+        let source = match (self.audit_ids.is_empty(), self.kubectl_given) {
+            (false, true) => "audit+kubectl",
+            (false, false) => "audit",
+            _ => "kubectl",
         };
-        if seen >= count {
-            self.skip(Skip::EventRepeated);
+        let mut trace = vec![TraceRecord {
+            t: Time::ZERO,
+            event: TraceEvent::Header {
+                version: TRACE_VERSION,
+                source: source.into(),
+                profile: None,
+                scenario: None,
+                observed: Some(observed),
+                start,
+                end,
+            },
+        }];
+        trace.extend(lines.into_iter().map(|(t, _, _, event)| TraceRecord {
+            t: Time(t.millis() - origin.millis()),
+            event,
+        }));
+        Import {
+            trace,
+            skipped: self.skipped,
         }
-        for _ in seen..count {
-            self.push(
-                t,
-                TraceEvent::Event {
-                    namespace: namespace.to_string(),
-                    name: name.to_string(),
-                    reason: EVENT_REASON.to_string(),
-                    message: message.to_string(),
-                },
-            );
+    }
+
+    /// The changes in resourceVersion order, one per (object, resourceVersion, gone), dated by
+    /// the most precise source that showed it.
+    fn merged_changes(&mut self) -> Vec<Change> {
+        let mut changes = std::mem::take(&mut self.changes);
+        changes.sort_by(|a, b| {
+            (a.object.resource_version(), a.object.key(), a.gone).cmp(&(
+                b.object.resource_version(),
+                b.object.key(),
+                b.gone,
+            ))
+        });
+        let mut merged: Vec<Change> = Vec::with_capacity(changes.len());
+        for change in changes {
+            match merged.last_mut() {
+                Some(last)
+                    if last.object.resource_version() == change.object.resource_version()
+                        && last.object.key() == change.object.key()
+                        && last.gone == change.gone =>
+                {
+                    last.at = last.at.or(change.at);
+                    self.skip(Skip::Duplicate);
+                }
+                _ => merged.push(change),
+            }
         }
+        merged
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(v: &Value, kind: &str) -> Result<T, String> {
-    serde_path_to_error::deserialize(v).map_err(|e| {
-        let path = e.path().to_string();
-        format!("{kind}: {path}: {}", e.into_inner())
-    })
-}
-
-fn timestamp(s: &str) -> Option<Time> {
+/// Unix milliseconds of an RFC 3339 instant (truncated: an API change is never dated later
+/// than it happened by this).
+pub(crate) fn timestamp(s: &str) -> Option<Time> {
     s.parse::<Timestamp>()
         .ok()
         .map(|t| Time(t.as_millisecond()))
-}
-
-fn meta_time(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<Time> {
-    t.map(|t| Time(t.0.as_millisecond()))
-}
-
-fn resource_version(meta: &ObjectMeta) -> u64 {
-    meta.resource_version
-        .as_deref()
-        .and_then(|rv| rv.parse().ok())
-        .unwrap_or(0)
-}
-
-/// The latest write by a field manager, optionally only managers whose fields mention `field`.
-fn write_time(meta: &ObjectMeta, field: Option<&str>) -> Option<Time> {
-    meta.managed_fields
-        .as_deref()?
-        .iter()
-        .filter(|m| {
-            field.is_none_or(|f| {
-                m.fields_v1
-                    .as_ref()
-                    .is_some_and(|v| v.0.to_string().contains(f))
-            })
-        })
-        .filter_map(|m| meta_time(m.time.as_ref()))
-        .max()
-}
-
-fn deletion_time(meta: &ObjectMeta) -> Option<Time> {
-    meta_time(meta.deletion_timestamp.as_ref())
-}
-
-/// When the DELETE that made a pod terminate was served: `deletionTimestamp` minus the grace.
-fn delete_request_time(meta: &ObjectMeta) -> Option<Time> {
-    let at = deletion_time(meta)?;
-    let grace = meta.deletion_grace_period_seconds.unwrap_or(0);
-    Some(Time(at.millis() - grace * 1000))
-}
-
-/// The pod's status has `DisruptionTarget=True` (the taint manager's PATCH, or another
-/// disruption's: the controller's GET sees either the same way).
-fn has_disruption_target(p: &k8s::Pod) -> bool {
-    p.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c.type_ == "DisruptionTarget" && c.status == "True")
-        })
 }
 
 #[cfg(test)]

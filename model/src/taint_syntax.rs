@@ -18,7 +18,9 @@ pub enum TaintSpec {
     Add(Taint),
     /// `key:Effect-` (one effect) or `key-` (`effect: None`, every effect of the key).
     Remove {
+        /// The key whose taints go.
         key: Name,
+        /// The one effect removed; `None`: every effect of the key.
         effect: Option<TaintEffect>,
     },
 }
@@ -110,8 +112,11 @@ fn parse_taint(st: &str) -> Result<(&str, &str, Option<&str>), TaintSyntaxError>
 /// How `kubectl taint` describes what it did to a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operation {
+    /// Taints added, none removed (`node/n1 tainted`).
     Tainted,
+    /// Nothing added (`node/n1 untainted`).
     Untainted,
+    /// Taints both added and removed, or `--overwrite` given (`node/n1 modified`).
     Modified,
 }
 

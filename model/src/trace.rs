@@ -9,7 +9,12 @@ use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::{ApiResult, Verb};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use std::fmt;
+
+mod clock;
+
+pub use clock::{Clock, Shown, Start};
 
 /// The trace format version written in the header line. Spec: TRACE-1.
 pub const TRACE_VERSION: u32 = 1;
@@ -19,6 +24,7 @@ pub const TRACE_VERSION: u32 = 1;
 pub struct TraceRecord {
     /// Milliseconds; non-decreasing along the trace (TRACE-2).
     pub t: Time,
+    /// What happened (its `kind` and fields sit beside `t` on the line).
     #[serde(flatten)]
     pub event: TraceEvent,
 }
@@ -30,50 +36,79 @@ pub struct TraceRecord {
 pub enum TraceEvent {
     /// First line of every trace.
     Header {
+        /// The trace format's version ([`TRACE_VERSION`]).
         version: u32,
         /// Who wrote it (`taintcheck-runtime`, `import`, another implementation's name).
         source: String,
+        /// The profile the writer ran, if it ran one (the oracle's default profile then).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         profile: Option<String>,
+        /// The scenario the trace records, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         scenario: Option<String>,
         /// Which controller outputs the trace records (TRACE-7); absent: requests and events.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         observed: Option<Vec<Observed>>,
+        /// The wall-clock instant `t = 0` stands for (TRACE-8); messages then speak RFC 3339.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        start: Option<Start>,
+        /// The trace claims nothing happened after its last line up to this `t` (TRACE-8): the
+        /// end of a recording, the horizon `conform` checks deadlines up to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end: Option<Time>,
     },
     /// The API server stored a new node (`rv`: its resourceVersion).
     NodeAdded {
+        /// The node's resourceVersion.
         rv: u64,
+        /// The node as stored.
         node: Node,
     },
+    /// The API server stored a change to a node.
     NodeModified {
+        /// The node's new resourceVersion.
         rv: u64,
+        /// The node as now stored.
         node: Node,
     },
+    /// The API server deleted a node.
     NodeDeleted {
+        /// The resourceVersion of the deletion.
         rv: u64,
+        /// The node deleted.
         name: NodeName,
     },
+    /// The API server stored a new pod.
     PodAdded {
+        /// The pod's resourceVersion.
         rv: u64,
+        /// The pod as stored.
         pod: Pod,
     },
     /// `terminating`: the change set `metadata.deletionTimestamp` (a graceful DELETE).
     /// `disruption_target`: the pod's status has the taint manager's `DisruptionTarget`
     /// condition (set by its PATCH).
     PodModified {
+        /// The pod's new resourceVersion.
         rv: u64,
+        /// The pod as now stored.
         pod: Pod,
+        /// The change set `metadata.deletionTimestamp`.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         terminating: bool,
+        /// The status has the `DisruptionTarget` condition.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         disruption_target: bool,
     },
     /// The pod object is gone from the API server (not merely terminating).
     PodDeleted {
+        /// The resourceVersion of the deletion.
         rv: u64,
+        /// The pod's namespace.
         namespace: String,
+        /// The pod's name.
         name: String,
+        /// The incarnation deleted.
         uid: Uid,
     },
     /// The controller sent a request (TRACE-4). `uid`: the UID the request carries as a
@@ -82,20 +117,29 @@ pub enum TraceEvent {
     /// `namespace`/`name` is the pod the work is for; `node` names the node a `get_node` reads;
     /// `resource_version` is the pod's resourceVersion the request carries as a precondition.
     Request {
+        /// Numbers the request within the trace; its `response` carries the same id.
         id: u64,
+        /// What it asks for.
         verb: RequestVerb,
+        /// The pod's namespace.
         namespace: String,
+        /// The pod's name.
         name: String,
+        /// The UID precondition, or the UID a PATCH was built from.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         uid: Option<Uid>,
+        /// The node a `get_node` reads.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         node: Option<NodeName>,
+        /// The resourceVersion precondition.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resource_version: Option<ResourceVersion>,
     },
     /// The API server's answer to request `id`.
     Response {
+        /// The request answered.
         id: u64,
+        /// How it was answered.
         result: ResponseResult,
         /// The UID of the pod the request found or acted on, when the server reports one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,19 +150,26 @@ pub enum TraceEvent {
     },
     /// An Event the controller recorded on a pod (TRACE-4).
     Event {
+        /// The pod's namespace.
         namespace: String,
+        /// The pod's name.
         name: String,
+        /// The Event's reason (`TaintManagerEviction`).
         reason: String,
+        /// The Event's message (`Marking for deletion Pod ns/name`, `Cancelling deletion ...`).
         message: String,
     },
     /// The controller process restarted: every in-memory state is gone (TRACE-5).
     ControllerRestarted,
     /// A controller-internal note (a decision upstream logs). Optional; readers may ignore it.
     Note {
+        /// The namespace of the pod it is about, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         namespace: Option<String>,
+        /// The name of the pod it is about, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
+        /// What the controller decided, in words.
         text: String,
     },
 }
@@ -141,10 +192,13 @@ pub enum Observed {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RequestVerb {
+    /// A read of the pod.
     Get,
     /// The fixed design's live read of the pod's node (`node` names it).
     GetNode,
+    /// The status patch adding the `DisruptionTarget` condition.
     Patch,
+    /// The pod's deletion.
     Delete,
 }
 
@@ -174,7 +228,9 @@ impl fmt::Display for RequestVerb {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResponseResult {
+    /// Success.
     Ok,
+    /// No such pod (or node) (404).
     NotFound,
     /// A UID precondition did not hold (409 Conflict).
     PreconditionFailed,
@@ -357,28 +413,59 @@ fn pod_details(pod: &Pod) -> String {
 /// A trace line that could not be read. Spec: TRACE-6.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum TraceError {
+    /// The line is not a trace record (bad JSON, an unknown kind, a missing field).
     #[error("{file}:{line}: {message}")]
     Unparsable {
+        /// The trace's name.
         file: String,
+        /// The line number, from 1.
         line: usize,
+        /// What the JSON reader said.
         message: String,
     },
+    /// Time went backwards (TRACE-2).
     #[error("{file}:{line}: t: time {t} is before the previous line's {previous}")]
     OutOfOrder {
+        /// The trace's name.
         file: String,
+        /// The line number, from 1.
         line: usize,
+        /// The line's time.
         t: Time,
+        /// The previous line's time.
         previous: Time,
     },
+    /// The first line is not a header.
     #[error("{file}:{line}: kind: expected the header line first (\"kind\":\"header\")")]
-    MissingHeader { file: String, line: usize },
+    MissingHeader {
+        /// The trace's name.
+        file: String,
+        /// The line number, from 1.
+        line: usize,
+    },
+    /// The header names a format version this reader does not know.
     #[error(
         "{file}:{line}: version: unsupported trace version {version}: supported: {TRACE_VERSION}"
     )]
     UnsupportedVersion {
+        /// The trace's name.
         file: String,
+        /// The line number, from 1.
         line: usize,
+        /// The version the header names.
         version: u32,
+    },
+    #[error(
+        "{file}:{line}: id: Duplicate value: {id}: request ids are unique in a trace (TRACE-4)"
+    )]
+    /// A request id that an earlier request of the trace already has.
+    DuplicateRequest {
+        /// The trace file as the user named it.
+        file: String,
+        /// The line number, from 1.
+        line: usize,
+        /// The id used twice.
+        id: u64,
     },
 }
 
@@ -397,13 +484,17 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, TraceErro
 pub struct TraceReader {
     file: String,
     previous: Option<Time>,
+    /// Every request id so far (TRACE-4: unique in the trace).
+    requests: HashSet<u64>,
 }
 
 impl TraceReader {
+    /// A reader expecting a header first; `file` names the source in errors.
     pub fn new(file: &str) -> TraceReader {
         TraceReader {
             file: file.to_string(),
             previous: None,
+            requests: HashSet::new(),
         }
     }
 
@@ -420,7 +511,7 @@ impl TraceReader {
             serde_json::from_str(text).map_err(|e| TraceError::Unparsable {
                 file: self.file.clone(),
                 line,
-                message: e.to_string(),
+                message: json_message(&e),
             })?;
         match (&record.event, self.previous) {
             (TraceEvent::Header { version, .. }, None) if *version != TRACE_VERSION => {
@@ -445,11 +536,31 @@ impl TraceReader {
                     previous,
                 })
             }
+            (TraceEvent::Request { id, .. }, _) if !self.requests.insert(*id) => {
+                return Err(TraceError::DuplicateRequest {
+                    file: self.file.clone(),
+                    line,
+                    id: *id,
+                })
+            }
             _ => {}
         }
         self.previous = Some(record.t);
         Ok(Some(record))
     }
+}
+
+/// serde's message without its own "at line 1 column N" (the line is the trace's, given
+/// before): the column instead, and a value it quotes shortened.
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = text.strip_suffix(&suffix).unwrap_or(&text);
+    format!(
+        "{} (column {})",
+        crate::limits::shorten_message(message),
+        e.column()
+    )
 }
 
 /// Writes one record as a single JSON line (with the trailing newline).
@@ -472,6 +583,8 @@ mod tests {
                 profile: None,
                 scenario: None,
                 observed: None,
+                start: None,
+                end: None,
             },
         }
     }

@@ -2,13 +2,22 @@
 
 use super::args::ProfileArg;
 use super::failure::{Failure, Outcome};
+use crate::cmd::output::{out, outln};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use taintcheck_model::check::config::{parse_taint, CheckConfig, ConfigErrors, OpKind, Overrides};
-use taintcheck_model::check::run::{self, Report, RunOptions, Strategy};
+use taintcheck_model::check::config::{
+    checked_taint, CheckConfig, ConfigErrors, OpKind, Overrides,
+};
+use taintcheck_model::check::expectation::Expectation;
+use taintcheck_model::check::itf_state;
+use taintcheck_model::check::run::{self, Report, RunOptions, Status, Strategy};
 use taintcheck_model::check::TaintSys;
+use taintcheck_model::limits;
+
+mod junit;
 
 /// The model's options shared by `check` and `explore`.
 #[derive(Args, Debug, Clone)]
@@ -33,22 +42,24 @@ pub struct ModelArgs {
     /// Environment operations, comma-separated (add_taint, remove_taint, ...).
     #[arg(long, value_delimiter = ',')]
     pub operations: Option<Vec<String>>,
-    /// How many environment operations a behaviour may perform.
-    #[arg(long)]
+    /// How many environment operations a behaviour may perform (at most 16).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=i64::from(limits::BUDGET)))]
     pub budget: Option<u8>,
-    /// The environment's grid (ms).
-    #[arg(long)]
+    /// The environment's grid (ms), 1 to 3,600,000.
+    #[arg(long, value_parser = clap::value_parser!(i64).range(1..=3_600_000))]
     pub step_ms: Option<i64>,
-    /// The clock's horizon (ms).
-    #[arg(long)]
+    /// The clock's horizon (ms), at most one day.
+    #[arg(long, value_parser = clap::value_parser!(i64).range(0..=limits::HORIZON_MS))]
     pub horizon_ms: Option<i64>,
-    /// Controller workers (shards).
-    #[arg(long)]
-    pub workers: Option<usize>,
-    #[arg(long)]
-    pub node_channel_capacity: Option<usize>,
-    #[arg(long)]
-    pub pod_channel_capacity: Option<usize>,
+    /// Controller workers (shards), 1 to 64.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=limits::WORKERS as i64))]
+    pub workers: Option<u16>,
+    /// The node informer's channel capacity, 1 to 100.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub node_channel_capacity: Option<u8>,
+    /// The pod informer's channel capacity, 1 to 100.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub pod_channel_capacity: Option<u8>,
 }
 
 impl ModelArgs {
@@ -58,6 +69,39 @@ impl ModelArgs {
         let overrides = self.overrides().map_err(Failure::Usage)?;
         config.apply(&overrides).map_err(config_failure)?;
         Ok(TaintSys::new(self.behaviour.profile, config))
+    }
+
+    /// The options as a command line that selects the same model: `--config C --profile P`
+    /// and every override given, for the commands `check` and `report` print.
+    pub fn command_line(&self) -> String {
+        let mut s = format!(
+            "--config {} --profile {}",
+            self.config, self.behaviour.profile.name
+        );
+        let mut opt = |name: &str, value: Option<String>| {
+            if let Some(v) = value {
+                s.push_str(&format!(" --{name} {v}"));
+            }
+        };
+        let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(","));
+        opt("nodes", self.nodes.map(|n| n.to_string()));
+        opt("pods", self.pods.map(|n| n.to_string()));
+        opt("taint-keys", list(&self.taint_keys));
+        opt("seconds", list(&self.seconds));
+        opt("operations", list(&self.operations));
+        opt("budget", self.budget.map(|n| n.to_string()));
+        opt("step-ms", self.step_ms.map(|n| n.to_string()));
+        opt("horizon-ms", self.horizon_ms.map(|n| n.to_string()));
+        opt("workers", self.workers.map(|n| n.to_string()));
+        opt(
+            "node-channel-capacity",
+            self.node_channel_capacity.map(|n| n.to_string()),
+        );
+        opt(
+            "pod-channel-capacity",
+            self.pod_channel_capacity.map(|n| n.to_string()),
+        );
+        s
     }
 
     fn overrides(&self) -> Result<Overrides, String> {
@@ -94,8 +138,10 @@ impl ModelArgs {
             ),
         };
         if let Some(keys) = &self.taint_keys {
-            if let Some(bad) = keys.iter().find(|k| parse_taint(k).key.is_empty()) {
-                return Err(format!("--taint-keys: Invalid value: \"{bad}\": empty key"));
+            for key in keys {
+                checked_taint(key).map_err(|problem| {
+                    format!("--taint-keys: Invalid value: {key:?}: expected {problem}")
+                })?;
             }
         }
         Ok(Overrides {
@@ -107,9 +153,9 @@ impl ModelArgs {
             budget: self.budget,
             step_ms: self.step_ms,
             horizon_ms: self.horizon_ms,
-            workers: self.workers,
-            node_channel_capacity: self.node_channel_capacity,
-            pod_channel_capacity: self.pod_channel_capacity,
+            workers: self.workers.map(usize::from),
+            node_channel_capacity: self.node_channel_capacity.map(usize::from),
+            pod_channel_capacity: self.pod_channel_capacity.map(usize::from),
             processing_bound_ms: None,
         })
     }
@@ -122,10 +168,12 @@ pub struct CheckArgs {
     /// bfs (shortest counterexamples), dfs, or simulation.
     #[arg(long, default_value = "bfs", value_parser = strategy_parser())]
     pub strategy: Strategy,
-    #[arg(long, default_value_t = 1)]
+    /// Checker threads, 1 to 256.
+    #[arg(long, default_value_t = 1, value_parser = threads_parser())]
     pub threads: usize,
-    /// Stop after about this many states.
-    #[arg(long)]
+    /// Stop after about this many states, at least 1 (verdicts then say "not refuted within N
+    /// states").
+    #[arg(long, value_parser = target_states_parser())]
     pub target_states: Option<usize>,
     /// Seed of the simulation strategy.
     #[arg(long, default_value_t = 0)]
@@ -133,9 +181,23 @@ pub struct CheckArgs {
     /// Symmetry reduction over interchangeable pods (dfs and simulation only).
     #[arg(long)]
     pub symmetry: bool,
-    /// Print the report as JSON.
+    /// Print the report as JSON (steps as fields, examples of `sometimes` properties included).
     #[arg(long)]
     pub json: bool,
+    /// Exit 1 when an `always` property is violated or a `sometimes` property has no example
+    /// (for CI; without it a completed run exits 0 whatever the verdicts).
+    #[arg(long)]
+    pub gate: bool,
+    /// Exit 1 unless every verdict is the one FILE expects (YAML or JSON: property id ->
+    /// holds | violated | example-found | no-example; unlisted: holds or example-found).
+    #[arg(long, value_name = "FILE")]
+    pub expect: Option<PathBuf>,
+    /// Write a JUnit XML report to FILE: one test case per property.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write each counterexample and example to DIR in the Informal Trace Format (ITF).
+    #[arg(long, value_name = "DIR")]
+    pub itf: Option<PathBuf>,
 }
 
 /// A configuration file's error located in it is bad input; the others (an unknown built-in
@@ -148,13 +210,33 @@ fn config_failure(e: ConfigErrors) -> Failure {
     }
 }
 
+fn threads_parser() -> impl TypedValueParser<Value = usize> {
+    clap::value_parser!(u16)
+        .range(1..=limits::THREADS as i64)
+        .map(usize::from)
+}
+
+fn target_states_parser() -> impl TypedValueParser<Value = usize> {
+    clap::value_parser!(u64)
+        .range(1..)
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+}
+
 fn strategy_parser() -> impl TypedValueParser<Value = Strategy> {
     PossibleValuesParser::new(["bfs", "dfs", "simulation"])
         .map(|s| Strategy::parse(&s).expect("every possible value names a strategy"))
 }
 
+/// Reads and parses `--expect`'s file: unreadable is a usage error, malformed bad input.
+fn load_expectation(path: &Path) -> Result<Expectation, Failure> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| Failure::usage(format!("{file}: {e}")))?;
+    Expectation::parse(&file, &text).map_err(Failure::input)
+}
+
 pub fn run(args: CheckArgs) -> Outcome {
     let model = args.model.model()?;
+    let expectation = args.expect.as_deref().map(load_expectation).transpose()?;
     let opts = RunOptions {
         strategy: args.strategy,
         threads: args.threads,
@@ -169,19 +251,130 @@ pub fn run(args: CheckArgs) -> Outcome {
             eprintln!("Checking. states={states}, unique={unique}, depth={depth}");
         }
     });
+    let differences = expectation
+        .as_ref()
+        .map(|e| e.differences(&report))
+        .unwrap_or_default();
+    if let Some(path) = &args.junit {
+        let xml = junit::render(&report, expectation.as_ref());
+        let config = Path::new(&args.model.config);
+        crate::cmd::output::write_file("--junit", path, &xml, &[config])?;
+    }
+    if let Some(dir) = &args.itf {
+        write_itf(dir, &report, &args.model)?;
+    }
+    let verdict = if let Some(path) = &args.expect {
+        expectation_summary(path, &differences)
+    } else {
+        gate_summary(&report, args.gate)
+    };
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).expect("reports serialize")
         );
+        eprint!("{verdict}");
     } else {
-        print!("{}", render(&report));
+        out!("{}", render(&report, &args.model));
+        out!("{verdict}");
     }
-    Ok(ExitCode::SUCCESS)
+    let finding = if args.expect.is_some() {
+        !differences.is_empty()
+    } else {
+        args.gate && gate_findings(&report) > 0
+    };
+    Ok(if finding {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
-/// The human-readable report.
-pub fn render(r: &Report) -> String {
+/// The properties `--gate` fails on.
+fn gate_findings(r: &Report) -> usize {
+    r.properties
+        .iter()
+        .filter(|p| p.status.fails_gate())
+        .count()
+}
+
+/// The closing lines without `--expect`: what was found and what exit code it gives.
+fn gate_summary(r: &Report, gate: bool) -> String {
+    let violated = r
+        .properties
+        .iter()
+        .filter(|p| p.status == Status::Violated)
+        .count();
+    let no_example = gate_findings(r) - violated;
+    let always = r.properties.iter().filter(|p| p.kind == "always").count();
+    let sometimes = r.properties.len() - always;
+    let mut s = format!(
+        "\n{violated} of {always} `always` properties violated, {no_example} of {sometimes} \
+         `sometimes` properties without an example"
+    );
+    if !r.complete {
+        s.push_str(&format!(
+            " (incomplete run: not refuted within {} states)",
+            r.unique_states
+        ));
+    }
+    s.push_str(match (gate, violated + no_example > 0) {
+        (true, true) => ". --gate: exit 1.\n",
+        (true, false) => ". --gate: passed.\n",
+        (false, true) => {
+            ". Exit 0: --gate fails CI on these, --expect FILE asserts a verdict set.\n"
+        }
+        (false, false) => ".\n",
+    });
+    s
+}
+
+/// The closing lines with `--expect`: met, or every difference.
+fn expectation_summary(path: &Path, differences: &[String]) -> String {
+    if differences.is_empty() {
+        return format!("\nExpectation {}: met.\n", path.display());
+    }
+    let mut s = format!(
+        "\nExpectation {}: {} difference(s), exit 1:\n",
+        path.display(),
+        differences.len()
+    );
+    for d in differences {
+        s.push_str(&format!("  {d}\n"));
+    }
+    s
+}
+
+/// `--itf DIR`: one file per counterexample and example, `<profile>-<config>-<ID>.itf.json`.
+fn write_itf(dir: &Path, r: &Report, args: &ModelArgs) -> Result<(), Failure> {
+    let io = |e: std::io::Error| Failure::usage(format!("{}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    for p in &r.properties {
+        let Some(path) = p.path() else { continue };
+        let what = if p.counterexample.is_some() {
+            "counterexample to"
+        } else {
+            "example of"
+        };
+        let description = format!(
+            "{what} \"{}\" (profile {}, config {}): {} steps",
+            p.name,
+            r.profile,
+            r.config,
+            path.steps.len()
+        );
+        let source = format!("taintcheck check {}", args.command_line());
+        let trace = itf_state::trace(&path.states, &source, &description);
+        let file = dir.join(format!("{}-{}-{}.itf.json", r.profile, r.config, p.id));
+        let text = serde_json::to_string_pretty(&trace.to_json()).expect("ITF serializes");
+        crate::cmd::output::write_file("--itf", &file, &text, &[])?;
+    }
+    Ok(())
+}
+
+/// The human-readable report: totals, a verdict per property, then each counterexample with
+/// the commands that show it in the Explorer.
+pub fn render(r: &Report, args: &ModelArgs) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let rate = if r.seconds > 0.0 {
@@ -205,18 +398,24 @@ pub fn render(r: &Report) -> String {
     );
     let width = r.properties.iter().map(|p| p.name.len()).max().unwrap_or(0);
     for p in &r.properties {
-        let _ = writeln!(s, "  {:<width$}  {}", p.name, p.status.as_str());
+        let _ = writeln!(s, "  {:<width$}  {}", p.name, r.verdict_text(p.status));
     }
     for p in &r.properties {
         if let Some(cx) = &p.counterexample {
             let _ = writeln!(s, "\nCounterexample to \"{}\":", p.name);
-            for line in &cx.steps {
+            for line in cx.lines() {
                 let _ = writeln!(s, "  {line}");
             }
             let _ = writeln!(
                 s,
                 "  Action index path: {} (Explorer: http://127.0.0.1:3000/#/steps/{})",
                 cx.action_path, cx.action_path
+            );
+            let _ = writeln!(
+                s,
+                "  Explore it: taintcheck explore {} --property {}",
+                args.command_line(),
+                p.id
             );
         }
     }

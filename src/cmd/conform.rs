@@ -5,16 +5,17 @@
 
 use super::args::{non_negative_ms, profile_parser};
 use super::failure::Failure;
+use crate::cmd::output::{self, outln};
 use clap::Args;
 use serde_json::json;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use taintcheck_model::limits::Lines;
 use taintcheck_model::oracle::{witness, Error, Options, Oracle, Violation, DEFAULT_STEP_SLACK};
 use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::parse_duration;
 use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::{TraceEvent, TraceReader, TraceRecord};
+use taintcheck_model::trace::{Clock, TraceEvent, TraceReader, TraceRecord};
 
 #[derive(Args)]
 pub struct ConformArgs {
@@ -33,8 +34,10 @@ pub struct ConformArgs {
     #[arg(long, default_value_t = DEFAULT_STEP_SLACK.0, value_name = "S",
           value_parser = non_negative_ms())]
     step_slack_ms: i64,
-    /// The trace claims nothing happened after its last line until this instant (e.g. `400s`):
-    /// deadlines up to it are checked too.
+    /// The trace claims nothing happened after its last line until this instant: RFC 3339
+    /// (`2025-11-25T08:10:00Z`, for a trace whose header has a `start`) or a duration from the
+    /// trace's origin (`400s`, `5m`). Deadlines up to it are checked too. Default: the header's
+    /// `end` (an imported recording's end), else the last line.
     #[arg(long, value_name = "INSTANT")]
     until: Option<String>,
     /// Print the verdict as JSON.
@@ -50,31 +53,30 @@ pub fn run(args: &ConformArgs) -> ExitCode {
         ("-".into(), Box::new(std::io::stdin()))
     } else {
         match std::fs::File::open(&args.trace) {
+            Ok(_) if std::path::Path::new(&args.trace).is_dir() => {
+                let message = format!("{}: cannot read file: it is a directory", args.trace);
+                return bad_error(args, Failure::usage(message));
+            }
             Ok(f) => (args.trace.clone(), Box::new(f)),
-            Err(e) => return bad_error(args, Failure::usage(format!("{}: {e}", args.trace))),
-        }
-    };
-    let until = match args.until.as_deref().map(parse_duration) {
-        None => None,
-        Some(Some(d)) => Some(Time(d.millis())),
-        Some(None) => {
-            return bad_error(
-                args,
-                Failure::usage("--until: expected an instant such as 400s or 1.5s"),
-            )
+            Err(e) => {
+                let message = format!("{}: cannot read file: {e}", args.trace);
+                return bad_error(args, Failure::usage(message));
+            }
         }
     };
     let mut reader = TraceReader::new(&name);
     let mut oracle: Option<Oracle> = None;
     let mut profile = None;
+    let mut clock = Clock::default();
+    let mut until: Option<Time> = None;
     let mut kept: Vec<(usize, TraceRecord)> = Vec::new();
-    let mut lines = BufReader::new(input).lines();
+    let mut lines = Lines::new(BufReader::new(input));
     let mut n = 0;
     loop {
         let text = match lines.next() {
             None => break,
             Some(Ok(text)) => text,
-            Some(Err(e)) => return bad(args, &name, n + 1, &e.to_string()),
+            Some(Err(e)) => return bad(args, &name, e.line, &e.message),
         };
         n += 1;
         let record = match reader.push_line(n, &text) {
@@ -83,9 +85,23 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             Err(e) => return bad_error(args, Failure::input(e)),
         };
         if oracle.is_none() {
-            let header_profile = match &record.event {
-                TraceEvent::Header { profile, .. } => profile.clone(),
-                _ => None,
+            let (header_profile, end) = match &record.event {
+                TraceEvent::Header {
+                    profile,
+                    start,
+                    end,
+                    ..
+                } => {
+                    clock = Clock::new(*start);
+                    (profile.clone(), *end)
+                }
+                _ => (None, None),
+            };
+            // `--until`, else the end of the recording the header states (TRACE-8).
+            until = match args.until.as_deref().map(|u| clock.parse(u)) {
+                None => end,
+                Some(Ok(t)) => Some(t),
+                Some(Err(e)) => return bad_error(args, Failure::usage(format!("--until: {e}"))),
             };
             let p = match (args.profile, header_profile) {
                 (Some(p), _) => p,
@@ -111,7 +127,14 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             kept.push((n, record.clone()));
         }
         if let Err(e) = o.feed_line(n, &record) {
-            return rejected(args, &name, e, &kept, profile.expect("set"), o);
+            let found = Found {
+                name: &name,
+                kept: &kept,
+                profile: profile.expect("set"),
+                clock,
+                controller_deletes: o.observe().deletions,
+            };
+            return rejected(args, e, &found);
         }
     }
     let Some(o) = oracle else {
@@ -133,9 +156,9 @@ pub fn run(args: &ConformArgs) -> ExitCode {
                     "latency_bound_ms": args.latency_bound_ms,
                     "summary": summary,
                 });
-                println!("{report}");
+                outln!("{report}");
             } else {
-                println!(
+                outln!(
                     "{name}: conforms to {} (latency bound {} ms): {} lines, {} pods, largest \
                      frontier {} states",
                     p.name,
@@ -147,57 +170,80 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(Error::Violation(v)) => violation(args, &name, &v, &kept, p, observe.deletions),
+        Err(Error::Violation(v)) => {
+            let found = Found {
+                name: &name,
+                kept: &kept,
+                profile: p,
+                clock,
+                controller_deletes: observe.deletions,
+            };
+            violation(args, &v, &found)
+        }
         Err(e) => bad_error(args, Failure::input(e)),
     }
 }
 
-fn rejected(
-    args: &ConformArgs,
-    name: &str,
-    e: Error,
-    kept: &[(usize, TraceRecord)],
+/// What a violation's report draws on besides the violation itself.
+struct Found<'a> {
+    name: &'a str,
+    /// The lines kept for the witness.
+    kept: &'a [(usize, TraceRecord)],
     profile: Profile,
-    o: &Oracle,
-) -> ExitCode {
+    /// How the trace's instants are shown (wall-clock when its header has a `start`).
+    clock: Clock,
+    controller_deletes: bool,
+}
+
+fn rejected(args: &ConformArgs, e: Error, found: &Found) -> ExitCode {
     match e {
-        Error::Violation(v) => violation(args, name, &v, kept, profile, o.observe().deletions),
-        Error::BadInput(b) => bad(args, name, b.line, &b.message),
-        inconclusive @ Error::Inconclusive { .. } => {
-            bad_error(args, Failure::input(format!("{name}: {inconclusive}")))
-        }
+        Error::Violation(v) => violation(args, &v, found),
+        Error::BadInput(b) => bad(args, found.name, b.line, &b.message),
+        inconclusive @ Error::Inconclusive { .. } => bad_error(
+            args,
+            Failure::input(format!("{}: {inconclusive}", found.name)),
+        ),
     }
 }
 
-fn violation(
-    args: &ConformArgs,
-    name: &str,
-    v: &Violation,
-    kept: &[(usize, TraceRecord)],
-    profile: Profile,
-    controller_deletes: bool,
-) -> ExitCode {
+fn violation(args: &ConformArgs, v: &Violation, found: &Found) -> ExitCode {
+    let Found {
+        name,
+        profile,
+        clock,
+        ..
+    } = *found;
     if let Some(path) = &args.witness {
-        let text = witness::scenario(kept, v, profile.name, controller_deletes);
-        if let Err(e) = std::fs::write(path, text) {
-            return bad_error(args, Failure::usage(format!("{}: {e}", path.display())));
+        let context = witness::Source {
+            records: found.kept,
+            profile: profile.name,
+            controller_deletes: found.controller_deletes,
+            clock,
+        };
+        let text = witness::scenario(&context, v);
+        let trace = std::path::Path::new(name);
+        if let Err(failure) = output::write_file("--witness", path, &text, &[trace]) {
+            return bad_error(args, failure);
         }
     }
     if args.json {
+        let mut violation = json!(v);
+        violation["time"] = clock.json(v.t);
         let report = json!({
             "verdict": "violation",
             "profile": profile.name,
             "latency_bound_ms": args.latency_bound_ms,
-            "violation": v,
+            "start": clock.start(),
+            "violation": violation,
         });
-        println!("{report}");
+        outln!("{report}");
     } else {
         match v.line {
-            Some(line) => println!("{name}:{line}: {}", v.message),
-            None => println!("{name}: at the end ({}): {}", v.t, v.message),
+            Some(line) => outln!("{name}:{line}: {}", v.message),
+            None => outln!("{name}: at the end ({}): {}", clock.at(v.t), v.message),
         }
         if let Some(path) = &args.witness {
-            println!("witness: {} (taintcheck run {0})", path.display());
+            outln!("witness: {} (taintcheck run {0})", path.display());
         }
     }
     ExitCode::from(1)
@@ -212,7 +258,7 @@ fn bad(args: &ConformArgs, name: &str, line: usize, message: &str) -> ExitCode {
 fn bad_error(args: &ConformArgs, failure: Failure) -> ExitCode {
     if args.json {
         let message = failure.text();
-        println!("{}", json!({"verdict": "bad_input", "message": message}));
+        outln!("{}", json!({"verdict": "bad_input", "message": message}));
         ExitCode::from(2)
     } else {
         failure.report()

@@ -6,6 +6,7 @@
 
 use super::args::{non_negative_ms, ProfileArg};
 use super::failure::{Failure, Outcome};
+use crate::cmd::output::outln;
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
@@ -46,9 +47,9 @@ pub fn run(args: &ExpectArgs) -> Outcome {
             "until_ms": scenario.until.millis(),
             "pods": pods,
         });
-        println!("{report}");
+        outln!("{report}");
     } else {
-        println!(
+        outln!(
             "{} under {} (latency bound {} ms, until {}):",
             scenario.name,
             profile.name,
@@ -56,7 +57,7 @@ pub fn run(args: &ExpectArgs) -> Outcome {
             scenario.until
         );
         for p in &pods {
-            println!("  {p}");
+            outln!("  {p}");
         }
     }
     Ok(ExitCode::SUCCESS)

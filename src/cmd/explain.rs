@@ -2,6 +2,7 @@
 //! pod, today and for a new pod (see `taintcheck_model::explain`).
 
 use super::failure::{diagnostic_line, Failure, Outcome};
+use crate::cmd::output::{out, outln};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -37,11 +38,11 @@ pub fn run(args: &ExplainArgs) -> Outcome {
     let explanation = Explanation::new(&node, &pod, args.comparison_operators);
     if args.json {
         match serde_json::to_string(&explanation) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => outln!("{text}"),
             Err(e) => unreachable!("an Explanation always serializes: {e}"),
         }
     } else {
-        print!(
+        out!(
             "{}",
             render(
                 &node.name,

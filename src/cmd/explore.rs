@@ -1,32 +1,110 @@
-//! `taintcheck explore`: stateright's Explorer on the model (blocks until interrupted).
+//! `taintcheck explore`: stateright's Explorer on the model (blocks until interrupted). With
+//! `--property NAME` it first finds the shortest counterexample of NAME, the same path `check`
+//! prints ([`shortest::counterexamples`]), and prints the Explorer's URL of it; the page's
+//! timeline then explains NAME first.
 
 use super::check::ModelArgs;
 use super::failure::{Failure, Outcome};
+use super::output::outln;
 use clap::Args;
 use stateright::Model;
+use std::net::{SocketAddr, TcpListener};
 use std::process::ExitCode;
+use taintcheck_model::check::properties::PROPERTIES;
+use taintcheck_model::check::shortest;
 
 #[derive(Args, Debug)]
 pub struct ExploreArgs {
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Where the Explorer listens.
+    /// Where the Explorer listens (port 0: a free port, printed).
     #[arg(long, default_value = "127.0.0.1:3000")]
     pub addr: String,
+    /// Allow an `--addr` other than loopback: the Explorer has no authentication, and anyone
+    /// who reaches it can make it explore (spend this machine's CPU and memory).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Open at the shortest counterexample of this `always` property (its spec id, `CANCEL-1`,
+    /// or its full name as `check` prints it).
+    #[arg(long)]
+    pub property: Option<String>,
+}
+
+/// The `always` property `arg` names, by spec id or full name.
+fn property(arg: &str) -> Result<&'static str, Failure> {
+    let found = PROPERTIES.iter().find(|p| p.id == arg || p.name == arg);
+    match found {
+        Some(p) if p.always => Ok(p.name),
+        Some(p) => Err(Failure::usage(format!(
+            "--property: \"{arg}\" is a `sometimes` property ({}): it has examples, not \
+             counterexamples; `taintcheck check` lists them",
+            p.name
+        ))),
+        None => {
+            let ids: Vec<String> = PROPERTIES
+                .iter()
+                .filter(|p| p.always)
+                .map(|p| format!("\"{}\"", p.id))
+                .collect();
+            Err(Failure::usage(format!(
+                "--property: Unsupported value: \"{arg}\": supported values: {}",
+                ids.join(", ")
+            )))
+        }
+    }
+}
+
+/// The address to serve on, port 0 resolved to a free port; taken now so that a busy port is a
+/// usage error rather than a panic inside the server.
+fn listen_addr(addr: &str, allow_remote: bool) -> Result<SocketAddr, Failure> {
+    let parsed: SocketAddr = addr.parse().map_err(|_| {
+        Failure::usage(format!(
+            "--addr: Invalid value: \"{addr}\": expected host:port"
+        ))
+    })?;
+    if !parsed.ip().is_loopback() && !allow_remote {
+        return Err(Failure::usage(format!(
+            "--addr: Invalid value: \"{addr}\": not a loopback address; the Explorer has no \
+             authentication (add --allow-remote to serve it there anyway)"
+        )));
+    }
+    let listener = TcpListener::bind(parsed)
+        .map_err(|e| Failure::usage(format!("--addr: cannot listen on {addr}: {e}")))?;
+    listener
+        .local_addr()
+        .map_err(|e| Failure::usage(format!("--addr: {addr}: {e}")))
 }
 
 pub fn run(args: ExploreArgs) -> Outcome {
-    let model = args.model.model()?;
-    if args.addr.parse::<std::net::SocketAddr>().is_err() {
-        return Err(Failure::usage(format!(
-            "--addr: Invalid value: \"{}\": expected host:port",
-            args.addr
-        )));
-    }
-    eprintln!(
-        "Explorer for profile {} on config {}: http://{}/",
-        model.profile.name, model.config.name, args.addr
+    let mut model = args.model.model()?;
+    let focus = args.property.as_deref().map(property).transpose()?;
+    let addr = listen_addr(&args.addr, args.allow_remote)?;
+    model.focus = focus;
+    let base = format!("http://{addr}/");
+    let about = format!(
+        "profile {} on config {}",
+        model.profile.name, model.config.name
     );
-    model.checker().serve(args.addr.as_str());
+    match focus {
+        None => {
+            eprintln!("Explorer for {about}:");
+            outln!("{base}");
+        }
+        Some(name) => match shortest::counterexamples(&model, &[name]).remove(name) {
+            Some(path) => {
+                let steps = path.clone().into_actions().len();
+                eprintln!("Shortest counterexample to \"{name}\" ({steps} steps), {about}:");
+                outln!("{base}#/steps/{}", path.encode(&model));
+            }
+            None => {
+                eprintln!(
+                    "\"{name}\" holds for {about}: no counterexample; the Explorer starts at the \
+                     initial state:"
+                );
+                outln!("{base}");
+            }
+        },
+    }
+    model.checker().serve(addr);
     Ok(ExitCode::SUCCESS)
 }

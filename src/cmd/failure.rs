@@ -34,7 +34,7 @@ impl Failure {
 
     /// Print on stderr; the exit code for bad input and usage.
     pub fn report(&self) -> ExitCode {
-        eprintln!("{}", self.text());
+        super::output::eprint(&format!("{}\n", self.text()));
         ExitCode::from(2)
     }
 }

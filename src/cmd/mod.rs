@@ -10,17 +10,30 @@ pub mod explain;
 pub mod explore;
 pub mod failure;
 pub mod import;
+pub mod minimize;
+pub mod output;
 pub mod profiles;
+pub mod report;
 pub mod run;
 pub mod validate;
 
 use failure::Failure;
 use std::path::Path;
+use taintcheck_model::limits;
 use taintcheck_model::scenario::{parse_scenario, Scenario};
+
+/// Reads a whole input file through the bounded reader: a file that cannot be read is a usage
+/// error (`taintcheck: FILE: cannot read file: …`), text that is not UTF-8 bad input at its line.
+pub fn read_input(path: &Path) -> Result<String, Failure> {
+    limits::read_file(path).map_err(|e| match e.line {
+        Some(_) => Failure::input(e),
+        None => Failure::usage(e),
+    })
+}
 
 /// Reads and parses a scenario file for `run` and `expect`.
 pub fn load_scenario(path: &Path) -> Result<Scenario, Failure> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Failure::usage(format!("{file}: {e}")))?;
+    let text = read_input(path)?;
     parse_scenario(&file, &text).map_err(Failure::input)
 }

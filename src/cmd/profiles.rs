@@ -5,6 +5,7 @@
 //! Spec: specs/profiles.md ("Profiles and Kubernetes releases").
 
 use super::failure::{Failure, Outcome};
+use crate::cmd::output::out;
 use clap::Args;
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -37,7 +38,7 @@ pub fn run(args: &ProfilesArgs) -> Outcome {
             release(version, &rows)
         }
     };
-    print!("{text}");
+    out!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 

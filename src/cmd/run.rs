@@ -2,7 +2,8 @@
 //! checks the scenario's expectations for the profile (exit 1 if one fails, 2 on bad input).
 
 use super::args::ProfileArg;
-use super::failure::{Failure, Outcome};
+use super::failure::Outcome;
+use crate::cmd::output::{self, out, outln};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -69,8 +70,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let report = run_scenario(&scenario, profile, clock);
     if let Some(path) = &args.trace {
         let ndjson: String = report.records.iter().map(to_line).collect();
-        std::fs::write(path, ndjson)
-            .map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+        output::write_file("--trace", path, &ndjson, &[args.scenario.as_path()])?;
     }
     let failures = check(&scenario.expectations_for(profile.name), &report.records);
     if args.json {
@@ -95,22 +95,22 @@ pub fn run(args: RunArgs) -> Outcome {
                 .collect(),
             trace: &report.records,
         };
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&json).expect("reports always serialize")
         );
     } else {
-        println!("scenario {} under profile {}", scenario.name, profile.name);
-        print!("{}", timeline::render(&report.records));
+        outln!("scenario {} under profile {}", scenario.name, profile.name);
+        out!("{}", timeline::render(&report.records));
         let checked = scenario.expectations_for(profile.name);
         let total = checked.deleted.len() + checked.not_deleted.len() + checked.events.len();
         if failures.is_empty() {
-            println!("expectations: {total} checked, all met");
+            outln!("expectations: {total} checked, all met");
         } else {
             for f in &failures {
-                println!("FAILED {}:{f}", args.scenario.display());
+                outln!("FAILED {}:{f}", args.scenario.display());
             }
-            println!("expectations: {total} checked, {} failed", failures.len());
+            outln!("expectations: {total} checked, {} failed", failures.len());
         }
     }
     Ok(if failures.is_empty() {

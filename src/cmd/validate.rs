@@ -3,6 +3,7 @@
 //! with `--json`, into one JSON document on stdout); exit 2 if there is one.
 
 use super::failure::{diagnostic_line, Failure, Outcome};
+use crate::cmd::output::outln;
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
@@ -51,7 +52,7 @@ pub fn run(args: &ValidateArgs) -> Outcome {
             })
             .collect();
         let report = json!({"objects": objects, "valid": problems.is_empty(), "errors": errors});
-        println!("{report}");
+        outln!("{report}");
         return Ok(ExitCode::from(if problems.is_empty() { 0 } else { 2 }));
     }
     if !problems.is_empty() {
@@ -59,6 +60,6 @@ pub fn run(args: &ValidateArgs) -> Outcome {
         lines.push(Failure::usage(format!("{} error(s)", problems.len())).text());
         return Err(Failure::Input(lines.join("\n")));
     }
-    println!("{objects} object(s) valid");
+    outln!("{objects} object(s) valid");
     Ok(ExitCode::SUCCESS)
 }

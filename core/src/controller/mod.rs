@@ -2,7 +2,8 @@
 //! one [`Step`] per upstream lock or goroutine boundary. Spec: CORE-S1..CORE-S8, CORE-A*.
 //!
 //! [`Controller`] holds the state, its inputs and outputs; `step` what is enabled and what each
-//! step does; `rename` the symmetry reduction's renamings; `config` the sizes and profile.
+//! step does; `rename` the symmetry reduction's renamings; `config` the sizes and profile;
+//! `observe` what a caller may watch without reading the parts.
 
 use crate::api::{Node, NodeName, Pod};
 use crate::arrivals::Arrivals;
@@ -19,12 +20,14 @@ use crate::workqueue::WorkQueue;
 use std::hash::{Hash, Hasher};
 
 mod config;
+mod observe;
 mod rename;
 mod step;
 #[cfg(test)]
 mod tests;
 
 pub use config::{Config, Listing};
+pub use observe::WorkerStatus;
 pub use step::{Actor, Step};
 
 /// The whole controller. Spec: CORE-S1..CORE-S8.
@@ -227,8 +230,13 @@ impl Controller {
 
     /// Controller restart (or leader failover): every bit of in-memory state is lost; responses to
     /// earlier requests are never delivered. The caller re-delivers the informers' initial lists
-    /// as add events (N15). Spec: CORE-A15.
+    /// as add events (N15). The caller's choice of [`Controller::report_work_steps`] stays.
+    /// Spec: CORE-A15.
     pub fn restarted(&mut self) {
+        let reports = self.timed.reports_ready();
         *self = Controller::new(self.config);
+        if reports {
+            self.report_work_steps();
+        }
     }
 }

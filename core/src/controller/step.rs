@@ -11,7 +11,7 @@ use crate::matching::{verdict, Verdict};
 use crate::profile::ImmediatePath;
 use crate::shards::{self, Pick, Shard};
 use crate::time::Time;
-use crate::timed_queue::{Immediate, WorkPhase};
+use crate::timed_queue::{Immediate, Ready, WorkPhase};
 use crate::work;
 use crate::worker::{Listed, NodePhase, Worker};
 use crate::{ClusterView, TimerId};
@@ -194,6 +194,34 @@ impl Controller {
             if matches!(w.phase, WorkPhase::Finished { .. }) {
                 out.push(Step::CompleteWork(*id).into());
             }
+        }
+    }
+
+    /// From now on, note which works become ready to start, continue or complete, for
+    /// [`Controller::poll_work_steps`]: a caller that runs each work on a goroutine of its own
+    /// then asks what a call made ready instead of listing every work after every call. Kept
+    /// across [`Controller::restarted`]; not part of the state (equality and hash ignore it).
+    pub fn report_work_steps(&mut self) {
+        self.timed.make_mut().report_ready();
+    }
+
+    /// The [`Step::StartWork`], [`Step::ContinueWork`] and [`Step::CompleteWork`] steps that
+    /// became enabled since the last call and still are, each once, in
+    /// [`Controller::enabled_steps`]' order (none unless [`Controller::report_work_steps`] is on). A step stays enabled until it is taken, so a
+    /// caller that takes each step it is given misses none.
+    pub fn poll_work_steps<A: From<Step>>(&mut self, out: &mut Vec<A>) {
+        if !self.timed.has_ready() {
+            return;
+        }
+        for (ready, id) in self.timed.make_mut().take_ready() {
+            out.push(
+                match ready {
+                    Ready::Start => Step::StartWork(id),
+                    Ready::Continue => Step::ContinueWork(id),
+                    Ready::Complete => Step::CompleteWork(id),
+                }
+                .into(),
+            );
         }
     }
 

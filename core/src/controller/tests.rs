@@ -5,7 +5,7 @@ use crate::driver::Cluster;
 use crate::timed_queue::Immediate;
 use crate::worker::{NodePhase, Worker};
 use crate::{handlers, shards};
-use crate::{Effect, Note};
+use crate::{Context, Effect, Note};
 
 fn tainted(name: &str) -> Node {
     Node {
@@ -526,6 +526,88 @@ mod explore {
         Ok(())
     }
 
+    /// A controller, its caches and its clock, driven by [`Op`]s.
+    struct Run {
+        c: Controller,
+        view: Cluster,
+        now: Time,
+        out: Vec<Effect>,
+    }
+
+    impl Run {
+        fn new(profile: &str) -> Run {
+            let config = Config {
+                workers: 3,
+                node_channel_capacity: 2,
+                pod_channel_capacity: 1,
+                ..Config::new(Profile::by_name(profile).unwrap())
+            };
+            Run {
+                c: Controller::new(config),
+                view: Cluster::default(),
+                now: Time(0),
+                out: Vec::new(),
+            }
+        }
+
+        fn apply(&mut self, op: Op) {
+            let Run {
+                c,
+                view,
+                now: clock,
+                out,
+            } = self;
+            let now = *clock;
+            match op {
+                Op::PutNode(node) => {
+                    let old = view.nodes.insert(node.name.clone(), node.clone());
+                    c.node_observed(old.as_ref(), Some(&node), now);
+                }
+                Op::DeleteNode(i) => {
+                    if let Some(name) = nth(view.nodes.keys().cloned(), i) {
+                        let old = view.nodes.remove(&name);
+                        c.node_observed(old.as_ref(), None, now);
+                    }
+                }
+                Op::PutPod(pod) => {
+                    let old = view.pods.insert(pod.key.clone(), pod.clone());
+                    c.pod_observed(old.as_ref(), Some(&pod), now);
+                }
+                Op::DeletePod(i) => {
+                    if let Some(key) = nth(view.pods.keys().cloned(), i) {
+                        let old = view.pods.remove(&key);
+                        c.pod_observed(old.as_ref(), None, now);
+                    }
+                }
+                Op::Step(i) => {
+                    let mut enabled = Vec::new();
+                    c.enabled_steps(now, &mut enabled);
+                    if let Some(step) = nth(enabled.into_iter(), i) {
+                        c.step(step, view, now, out);
+                    }
+                }
+                Op::Respond(i, r) => {
+                    if let Some(req) = nth(c.pending_requests().cloned(), i) {
+                        let result = match r % 4 {
+                            0 => ApiResult::Failed,
+                            1 => ApiResult::NotFound,
+                            2 => ApiResult::PreconditionFailed,
+                            _ => crate::api_server::answer_from_view(&req, view),
+                        };
+                        c.api_responded(req.id, result);
+                    }
+                }
+                Op::Tick(ms) => *clock = now.plus(crate::time::Duration(i64::from(ms))),
+                Op::Restart => c.restarted(),
+            }
+        }
+    }
+
+    fn hash_of(c: &Controller) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(c)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
         /// Random environments and schedules never break the invariants, in any profile.
@@ -534,60 +616,52 @@ mod explore {
             profile in prop::sample::select(Profile::NAMES.to_vec()),
             ops in prop::collection::vec(op(), 0..120),
         ) {
-            let config = Config {
-                workers: 3,
-                node_channel_capacity: 2,
-                pod_channel_capacity: 1,
-                ..Config::new(Profile::by_name(profile).unwrap())
-            };
-            let mut c = Controller::new(config);
-            let mut view = Cluster::default();
-            let mut now = Time(0);
-            let mut out = Vec::new();
+            let mut run = Run::new(profile);
             for op in ops {
-                match op {
-                    Op::PutNode(node) => {
-                        let old = view.nodes.insert(node.name.clone(), node.clone());
-                        c.node_observed(old.as_ref(), Some(&node), now);
-                    }
-                    Op::DeleteNode(i) => {
-                        if let Some(name) = nth(view.nodes.keys().cloned(), i) {
-                            let old = view.nodes.remove(&name);
-                            c.node_observed(old.as_ref(), None, now);
-                        }
-                    }
-                    Op::PutPod(pod) => {
-                        let old = view.pods.insert(pod.key.clone(), pod.clone());
-                        c.pod_observed(old.as_ref(), Some(&pod), now);
-                    }
-                    Op::DeletePod(i) => {
-                        if let Some(key) = nth(view.pods.keys().cloned(), i) {
-                            let old = view.pods.remove(&key);
-                            c.pod_observed(old.as_ref(), None, now);
-                        }
-                    }
-                    Op::Step(i) => {
-                        let mut enabled = Vec::new();
-                        c.enabled_steps(now, &mut enabled);
-                        if let Some(step) = nth(enabled.into_iter(), i) {
-                            c.step(step, &view, now, &mut out);
-                        }
-                    }
-                    Op::Respond(i, r) => {
-                        if let Some(req) = nth(c.pending_requests().cloned(), i) {
-                            let result = match r % 4 {
-                                0 => ApiResult::Failed,
-                                1 => ApiResult::NotFound,
-                                2 => ApiResult::PreconditionFailed,
-                                _ => crate::api_server::answer_from_view(&req, &view),
-                            };
-                            c.api_responded(req.id, result);
-                        }
-                    }
-                    Op::Tick(ms) => now = now.plus(crate::time::Duration(i64::from(ms))),
-                    Op::Restart => c.restarted(),
-                }
-                check(&c)?;
+                run.apply(op);
+                check(&run.c)?;
+            }
+        }
+
+        /// The reported work steps are exactly the start, continuation and completion steps a
+        /// full scan finds: after any call, every one enabled was reported since it last became
+        /// enabled, and each reported one is enabled; and reporting changes neither the state, its
+        /// equality nor its hash.
+        #[test]
+        fn reported_work_steps_agree_with_a_full_scan(
+            profile in prop::sample::select(Profile::NAMES.to_vec()),
+            ops in prop::collection::vec(op(), 0..120),
+        ) {
+            let mut plain = Run::new(profile);
+            let mut run = Run::new(profile);
+            run.c.report_work_steps();
+            let mut known: std::collections::BTreeSet<Step> = Default::default();
+            for op in ops {
+                plain.apply(op.clone());
+                run.apply(op);
+                prop_assert!(run.c == plain.c, "reporting changed the state");
+                prop_assert_eq!(hash_of(&run.c), hash_of(&plain.c));
+                let mut scanned: Vec<Step> = Vec::new();
+                run.c.enabled_work_steps(run.now, &mut scanned);
+                scanned.retain(|s| {
+                    matches!(
+                        s,
+                        Step::StartWork(_) | Step::ContinueWork(_) | Step::CompleteWork(_)
+                    )
+                });
+                let mut reported: Vec<Step> = Vec::new();
+                run.c.poll_work_steps(&mut reported);
+                let in_order = reported.iter().filter(|s| scanned.contains(s)).count();
+                prop_assert_eq!(in_order, reported.len(), "reported a step not enabled");
+                let mut sorted = reported.clone();
+                sorted.sort_by_key(|s| scanned.iter().position(|x| x == s));
+                prop_assert_eq!(&sorted, &reported, "not in enabled_steps' order");
+                known.extend(reported);
+                known.retain(|s| scanned.contains(s));
+                prop_assert_eq!(known.iter().cloned().collect::<Vec<_>>(), {
+                    scanned.sort();
+                    scanned
+                });
             }
         }
     }

@@ -82,19 +82,30 @@ pub const BUILTIN: &[(&str, &str)] = &[
 /// The environment's operations (spec ENV-*). Each consumes one unit of the budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OpKind {
+    /// ENV-1: add a configured NoExecute taint to a node.
     AddTaint,
+    /// ENV-2: remove a NoExecute taint.
     RemoveTaint,
+    /// ENV-3: append a configured toleration to a pod.
     AppendToleration,
+    /// ENV-4: change an existing toleration's `tolerationSeconds` to a configured value.
     SetSeconds,
+    /// ENV-5: delete a pod.
     DeletePod,
+    /// ENV-6: recreate a pod under its name with a new UID.
     RecreatePod,
+    /// ENV-7: bind a pending pod to a node.
     BindPod,
+    /// ENV-8: delete a node (its pods stay bound).
     DeleteNode,
+    /// ENV-9: restart the controller.
     Restart,
+    /// ENV-10: the next request the API server answers fails.
     FailNextCall,
 }
 
 impl OpKind {
+    /// Every operation, in spec order.
     pub const ALL: [OpKind; 10] = [
         OpKind::AddTaint,
         OpKind::RemoveTaint,
@@ -108,6 +119,7 @@ impl OpKind {
         OpKind::FailNextCall,
     ];
 
+    /// The name configurations and `--operations` use.
     pub fn name(self) -> &'static str {
         match self {
             OpKind::AddTaint => "add_taint",
@@ -123,6 +135,7 @@ impl OpKind {
         }
     }
 
+    /// The operation named `s` ([`OpKind::name`]).
     pub fn parse(s: &str) -> Option<OpKind> {
         OpKind::ALL.into_iter().find(|k| k.name() == s)
     }
@@ -131,6 +144,7 @@ impl OpKind {
 /// A node at the start of the run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeSpec {
+    /// The node's name.
     pub name: String,
     /// Initial NoExecute taints.
     pub taints: Vec<Taint>,
@@ -139,13 +153,16 @@ pub struct NodeSpec {
 /// A pod at the start of the run. Recreations reuse its name and tolerations.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodSpec {
+    /// The pod's name (in [`NAMESPACE`]).
     pub name: String,
     /// `None`: pending (unbound).
     pub node: Option<String>,
+    /// Its tolerations at creation.
     pub tolerations: Vec<Toleration>,
 }
 
 impl PodSpec {
+    /// `default/name`.
     pub fn key(&self) -> PodKey {
         PodKey::new(NAMESPACE, &self.name)
     }
@@ -157,9 +174,13 @@ pub const NAMESPACE: &str = "default";
 /// A complete run configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckConfig {
+    /// The configuration's name (`default`, `three-pods`, ... or the file's).
     pub name: String,
+    /// What it explores, in a sentence or two.
     pub description: String,
+    /// The nodes at the start.
     pub nodes: Vec<NodeSpec>,
+    /// The pods at the start.
     pub pods: Vec<PodSpec>,
     /// The NoExecute taints the environment may add (and remove).
     pub taints: Vec<Taint>,
@@ -168,6 +189,7 @@ pub struct CheckConfig {
     /// Values the environment may give an existing toleration's `tolerationSeconds`
     /// (`None`: forever).
     pub seconds_choices: Vec<Option<i64>>,
+    /// The operations the environment may perform.
     pub operations: BTreeSet<OpKind>,
     /// How many environment operations one behaviour may perform.
     pub budget: u8,
@@ -175,8 +197,11 @@ pub struct CheckConfig {
     pub step_ms: i64,
     /// The clock never passes this instant.
     pub horizon_ms: i64,
+    /// The controller's workers (and shards).
     pub workers: usize,
+    /// Each shard's node channel's capacity.
     pub node_channel_capacity: usize,
+    /// Each shard's pod channel's capacity.
     pub pod_channel_capacity: usize,
     /// Slack of the bounded-eviction deadline (spec LIVE-1): retries and backoff timers.
     pub processing_bound_ms: i64,
@@ -202,10 +227,15 @@ impl CheckConfig {
     /// A configuration by built-in name or by path to a YAML file.
     pub fn load(name_or_path: &str) -> Result<CheckConfig, ConfigErrors> {
         if name_or_path.ends_with(".yaml") || name_or_path.contains('/') {
-            let text = std::fs::read_to_string(name_or_path).map_err(|e| {
-                let message = format!("cannot read file: {e}");
-                unlocated(name_or_path, FieldPath::root(), message)
-            })?;
+            let text =
+                crate::limits::read_file(std::path::Path::new(name_or_path)).map_err(|e| {
+                    ConfigErrors(vec![Error {
+                        file: e.file,
+                        line: e.line,
+                        field: FieldPath::root(),
+                        message: e.message,
+                    }])
+                })?;
             let stem = std::path::Path::new(name_or_path)
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -279,11 +309,16 @@ impl CheckConfig {
                 "Invalid value: 0: must be positive".into(),
             );
         }
-        if self.node_channel_capacity == 0 || self.pod_channel_capacity == 0 {
-            return err(
-                FieldPath::new("node_channel_capacity"),
-                "Invalid value: 0: channel capacities must be positive".into(),
-            );
+        for (field, capacity) in [
+            ("node_channel_capacity", self.node_channel_capacity),
+            ("pod_channel_capacity", self.pod_channel_capacity),
+        ] {
+            if capacity == 0 {
+                return err(
+                    FieldPath::new(field),
+                    "Invalid value: 0: channel capacities must be positive".into(),
+                );
+            }
         }
         Ok(())
     }
@@ -342,6 +377,7 @@ impl CheckConfig {
             .map_err(|(path, message)| unlocated("overrides", path, message))
     }
 
+    /// Whether the environment may perform `op`.
     pub fn allows(&self, op: OpKind) -> bool {
         self.operations.contains(&op)
     }
@@ -361,14 +397,23 @@ pub struct Overrides {
     pub pods: Option<usize>,
     /// `key` or `key=value`: the NoExecute taints the environment may add.
     pub taint_keys: Option<Vec<String>>,
+    /// [`CheckConfig::seconds_choices`].
     pub seconds_choices: Option<Vec<Option<i64>>>,
+    /// [`CheckConfig::operations`].
     pub operations: Option<BTreeSet<OpKind>>,
+    /// [`CheckConfig::budget`].
     pub budget: Option<u8>,
+    /// [`CheckConfig::step_ms`].
     pub step_ms: Option<i64>,
+    /// [`CheckConfig::horizon_ms`].
     pub horizon_ms: Option<i64>,
+    /// [`CheckConfig::workers`].
     pub workers: Option<usize>,
+    /// [`CheckConfig::node_channel_capacity`].
     pub node_channel_capacity: Option<usize>,
+    /// [`CheckConfig::pod_channel_capacity`].
     pub pod_channel_capacity: Option<usize>,
+    /// [`CheckConfig::processing_bound_ms`].
     pub processing_bound_ms: Option<i64>,
 }
 
@@ -376,6 +421,21 @@ pub struct Overrides {
 pub fn parse_taint(s: &str) -> Taint {
     let (key, value) = s.split_once('=').unwrap_or((s, ""));
     Taint::new(key, value, TaintEffect::NoExecute)
+}
+
+/// `key` or `key=value` (always NoExecute), each part valid as the API server checks a taint's
+/// key and value; else what is wrong, as `expected …`.
+pub fn checked_taint(s: &str) -> Result<Taint, String> {
+    let taint = parse_taint(s);
+    let problems: Vec<String> = crate::validate::label_key_errors(&taint.key)
+        .into_iter()
+        .chain(crate::validate::label_value_errors(&taint.value))
+        .collect();
+    if problems.is_empty() {
+        Ok(taint)
+    } else {
+        Err(format!("key or key=value: {}", problems.join("; ")))
+    }
 }
 
 /// A problem with a command-line value, which has no line.

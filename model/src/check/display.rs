@@ -7,7 +7,10 @@ use super::state::SysState;
 use crate::api::{Pod, Taint};
 use crate::core::{Effect, Immediate, NodePhase, Note, Step, Verb, Worker};
 use stateright::Path;
-use std::fmt::Write;
+
+mod state;
+mod statement;
+pub mod timeline;
 
 /// `[k=v:NoExecute, k2:NoExecute]`.
 pub fn taints(taints: &[Taint]) -> String {
@@ -96,7 +99,7 @@ fn controller_step(step: &Step) -> String {
 }
 
 /// The action with what the state says about it (which node a worker handles).
-fn describe(s: &SysState, a: &Action) -> String {
+pub fn describe(s: &SysState, a: &Action) -> String {
     let Action::Controller(Step::WorkerContinue {
         worker,
         immediate,
@@ -262,103 +265,84 @@ fn action_text(a: &Action) -> String {
     action(a)
 }
 
-const LANES: [&str; 5] = [
-    "environment",
-    "informers",
-    "controller",
-    "api server",
-    "events",
-];
+/// What the timeline explains besides the path: its title, the property asked about, and the
+/// model's judgement of a state.
+pub struct Explain<O, V> {
+    /// The header's first line.
+    pub title: String,
+    /// The property the picture is about, shown first with its statement.
+    pub focus: Option<&'static str>,
+    /// The model's transition, notes included, as for [`steps`].
+    pub outcome: O,
+    /// The names of the `always` properties a state violates, in the model's order.
+    pub violated: V,
+}
 
-/// The Explorer's timeline: one column per step (time on top), lanes for the environment, the
-/// informers, the controller (dispatchers, workers, timers), the API server and the events; marks
-/// for taints, decisions, cancels and deletions in time order. `outcome` as for [`steps`].
-pub fn svg(
-    path: Path<SysState, Action>,
-    outcome: impl Fn(&SysState, &Action) -> Option<Outcome>,
-) -> String {
-    let steps = path.into_vec();
-    let col = 150;
-    let lane_h = 48;
-    let left = 110;
-    let width = left + col * steps.len().max(1) + 20;
-    let height = 40 + lane_h * LANES.len() + 20;
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="monospace" font-size="10">"#
-    );
-    for (i, lane) in LANES.iter().enumerate() {
-        let y = 40 + i * lane_h;
-        let _ = write!(
-            svg,
-            r##"<text x="4" y="{}" font-weight="bold">{lane}</text><line x1="{left}" y1="{}" x2="{}" y2="{}" stroke="#ccc"/>"##,
-            y + lane_h / 2,
-            y + lane_h / 2,
-            width - 10,
-            y + lane_h / 2
-        );
-    }
-    for (i, (state, action)) in steps.iter().enumerate() {
-        let Some(action) = action else { continue };
-        let x = left + col * i + col / 2;
-        let _ = write!(
-            svg,
-            r#"<text x="{x}" y="20" text-anchor="middle">t={}ms</text>"#,
-            state.now.0
-        );
-        let done = outcome(state, action);
-        let (lane, color) = match action {
-            Action::Env(_) | Action::Tick(_) => (0, "#555"),
-            Action::InformerDeliverNode | Action::InformerDeliverPod => (1, "#1f77b4"),
-            Action::Controller(_) => (2, "#2ca02c"),
-            Action::ApiRespond(_) => (3, "#d62728"),
-        };
-        mark(
-            &mut svg,
-            x,
-            40 + lane * lane_h + lane_h / 2,
-            color,
-            &action_label(action),
-        );
-        for e in done.iter().flat_map(|o| &o.effects) {
-            let (lane, color, label) = match e {
-                Effect::Event(ev) => (4, "#9467bd", format!("{:?} {}", ev.kind, ev.pod)),
-                Effect::Api(r) => (3, "#ff7f0e", format!("{:?} {}", r.verb, r.pod)),
-                Effect::Decision(d) => (2, "#8c564b", format!("{:?}", d.note)),
-                _ => continue,
-            };
-            mark(
-                &mut svg,
-                x,
-                40 + lane * lane_h + lane_h / 2 + 14,
-                color,
-                &label,
-            );
+/// The Explorer's timeline of `path` ([`timeline`]): the property asked about (or else every
+/// property the path violates) with the step that first violates it, then the steps over the
+/// model's clock and in words.
+pub fn svg<O, V>(path: Path<SysState, Action>, explain: Explain<O, V>) -> String
+where
+    O: Fn(&SysState, &Action) -> Option<Outcome>,
+    V: Fn(&SysState) -> Vec<&'static str>,
+{
+    let path = path.into_vec();
+    let mut first_violation: Vec<(&'static str, usize)> = Vec::new();
+    for (i, (state, _)) in path.iter().enumerate() {
+        for name in (explain.violated)(state) {
+            if !first_violation.iter().any(|(n, _)| *n == name) {
+                first_violation.push((name, i));
+            }
         }
     }
-    svg.push_str("</svg>");
-    svg
-}
-
-fn action_label(a: &Action) -> String {
-    let s = action(a);
-    if s.chars().count() > 26 {
-        let cut: String = s.chars().take(25).collect();
-        format!("{cut}…")
-    } else {
-        s
+    let mut verdicts: Vec<timeline::Verdict> = Vec::new();
+    if let Some(focus) = explain.focus {
+        verdicts.push(verdict(focus, &first_violation));
     }
+    for (name, _) in &first_violation {
+        if Some(*name) != explain.focus {
+            verdicts.push(verdict(name, &first_violation));
+        }
+    }
+    let steps = path
+        .windows(2)
+        .filter_map(|w| {
+            let ((before, action), (after, _)) = (&w[0], &w[1]);
+            let action = action.as_ref()?;
+            let outcome = (explain.outcome)(before, action);
+            let text = match &outcome {
+                Some(out) => step(before, action, out),
+                None => self::action(action),
+            };
+            let deletes = before
+                .api
+                .pods
+                .iter()
+                .any(|(k, p)| after.api.pods.get(k).is_none_or(|q| q.pod.uid != p.pod.uid));
+            Some(timeline::StepView {
+                now: before.now,
+                action,
+                outcome,
+                text,
+                deletes,
+            })
+        })
+        .collect();
+    timeline::svg(&timeline::Picture {
+        title: explain.title,
+        verdicts,
+        steps,
+    })
 }
 
-fn mark(svg: &mut String, x: usize, y: usize, color: &str, label: &str) {
-    let label = label
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;");
-    let _ = write!(
-        svg,
-        r#"<circle cx="{x}" cy="{y}" r="4" fill="{color}"/><text x="{x}" y="{}" text-anchor="middle" fill="{color}">{label}</text>"#,
-        y - 6
-    );
+fn verdict(name: &'static str, first_violation: &[(&'static str, usize)]) -> timeline::Verdict {
+    let id = name.split(' ').next().unwrap_or(name);
+    timeline::Verdict {
+        name,
+        statement: statement::of(id).unwrap_or_default(),
+        violated_at: first_violation
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, i)| *i),
+    }
 }

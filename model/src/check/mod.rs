@@ -19,20 +19,24 @@
 //! * [`config`]: what a run explores.
 //!
 //! Running the checker: [`run`] is the one module that starts threads and reads the clock (the
-//! checker's workers and the run's duration); [`shortest`] makes counterexamples shortest.
+//! checker's workers and the run's duration); [`shortest`] makes counterexamples and examples
+//! shortest; [`trace`] turns a path into data, [`itf`] and [`itf_state`] into an ITF trace.
 //!
 //! Imports go one way: `system` → the operation modules → `state` → `symmetry` → `config`;
 //! `run` and `shortest` sit above `system`.
 
 pub mod action;
 mod answer;
-// Its public items do not all have their own doc yet.
-#[allow(missing_docs)]
 pub mod config;
 pub mod display;
 mod environment;
+pub mod expectation;
 pub mod informer;
+pub mod issue;
+pub mod itf;
+pub mod itf_state;
 mod judge;
+pub mod minimize;
 pub mod outcome;
 pub mod properties;
 mod representative;
@@ -41,6 +45,8 @@ pub mod shortest;
 pub mod state;
 pub mod symmetry;
 pub mod system;
+pub mod trace;
+pub mod upstream;
 
 pub use action::{Action, EnvOp};
 pub use config::{CheckConfig, OpKind, Overrides};

@@ -6,10 +6,10 @@
 //! exploration. It stays beside the model because the verdict tests and the benchmarks call it
 //! as a library, and the `taintcheck` CLI is only a binary.
 
-use super::display;
 use super::properties::PROPERTIES;
 use super::shortest;
 use super::system::TaintSys;
+use super::trace::Trace;
 use serde::Serialize;
 use stateright::{Checker, Model};
 use std::sync::mpsc::RecvTimeoutError;
@@ -89,18 +89,24 @@ impl Default for RunOptions {
     }
 }
 
-/// A property's outcome.
+/// A property's outcome. An incomplete run (a target reached, a simulation) cannot show that
+/// an `always` property holds or that a `sometimes` property has no example: it says what it
+/// did not find. Spec: CHECK-1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// An `always` property no reachable state violates.
+    /// An `always` property no reachable state violates (complete run).
     Holds,
     /// An `always` property some reachable state violates.
     Violated,
     /// A `sometimes` property with an example.
     ExampleFound,
-    /// A `sometimes` property without one (vacuity alarm).
+    /// A `sometimes` property without one (vacuity alarm; complete run).
     NoExample,
+    /// An `always` property no state explored violates (incomplete run).
+    NotRefuted,
+    /// A `sometimes` property no state explored exemplifies (incomplete run).
+    NoExampleYet,
 }
 
 impl Status {
@@ -111,17 +117,32 @@ impl Status {
             Status::Violated => "violated",
             Status::ExampleFound => "example_found",
             Status::NoExample => "no_example",
+            Status::NotRefuted => "not_refuted",
+            Status::NoExampleYet => "no_example_yet",
         }
     }
-}
 
-/// A discovered path: the Explorer's action-index path and the readable steps.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Counterexample {
-    /// The Explorer's path (`0/4/2/...`).
-    pub action_path: String,
-    /// The numbered steps in words.
-    pub steps: Vec<String>,
+    /// The verdict of a property of kind `always` (else `sometimes`) that has (or has not) a
+    /// discovery, in a complete (or incomplete) run.
+    pub fn of(always: bool, discovered: bool, complete: bool) -> Status {
+        match (always, discovered, complete) {
+            (true, true, _) => Status::Violated,
+            (true, false, true) => Status::Holds,
+            (true, false, false) => Status::NotRefuted,
+            (false, true, _) => Status::ExampleFound,
+            (false, false, true) => Status::NoExample,
+            (false, false, false) => Status::NoExampleYet,
+        }
+    }
+
+    /// A finding for `check --gate`: a violated `always` property, or a `sometimes` property
+    /// without an example (complete or not).
+    pub fn fails_gate(self) -> bool {
+        matches!(
+            self,
+            Status::Violated | Status::NoExample | Status::NoExampleYet
+        )
+    }
 }
 
 /// One line of the report.
@@ -129,12 +150,23 @@ pub struct Counterexample {
 pub struct PropertyReport {
     /// The property's name.
     pub name: &'static str,
+    /// Its spec id (`EVICT-1`, `SOME-3`, ...).
+    pub id: &'static str,
     /// `always` or `sometimes`.
     pub kind: &'static str,
     /// Its outcome.
     pub status: Status,
     /// The path to a violation (`always` properties only).
-    pub counterexample: Option<Counterexample>,
+    pub counterexample: Option<Trace>,
+    /// The path to a witness (`sometimes` properties only).
+    pub example: Option<Trace>,
+}
+
+impl PropertyReport {
+    /// The counterexample or the example, whichever it has.
+    pub fn path(&self) -> Option<&Trace> {
+        self.counterexample.as_ref().or(self.example.as_ref())
+    }
 }
 
 /// The whole report, in the `--json` shape of the issue.
@@ -163,6 +195,16 @@ pub struct Report {
 }
 
 impl Report {
+    /// A verdict as the reports say it: an incomplete run's names the states it explored
+    /// (`not refuted within N states`), never `holds`. Spec: CHECK-1.
+    pub fn verdict_text(&self, s: Status) -> String {
+        match s {
+            Status::NotRefuted => format!("not refuted within {} states", self.unique_states),
+            Status::NoExampleYet => format!("no example within {} states", self.unique_states),
+            _ => s.as_str().to_string(),
+        }
+    }
+
     /// The outcome of the property `name`.
     pub fn status(&self, name: &str) -> Option<Status> {
         self.properties
@@ -227,17 +269,17 @@ pub fn run(
     // Exploration time only: the shortest-counterexample pass below is not part of the rate.
     let seconds = start.elapsed().as_secs_f64();
     let mut discoveries = checker.discoveries();
-    let violated: Vec<&'static str> = PROPERTIES
+    let found: Vec<&'static str> = PROPERTIES
         .iter()
-        .filter(|p| p.always && discoveries.contains_key(p.name))
+        .filter(|p| discoveries.contains_key(p.name))
         .map(|p| p.name)
         .collect();
     match opts.strategy {
-        Strategy::Bfs => discoveries.extend(shortest::counterexamples(&model, &violated)),
+        Strategy::Bfs => discoveries.extend(shortest::discoveries(&model, &found)),
         Strategy::Dfs | Strategy::Simulation => {
-            for name in &violated {
+            for name in &found {
                 if let Some(path) = discoveries.remove(name) {
-                    discoveries.insert(name, shortest::first_violation(&model, name, path));
+                    discoveries.insert(name, shortest::first_discovery(&model, name, path));
                 }
             }
         }
@@ -249,21 +291,14 @@ pub fn run(
     let properties = PROPERTIES
         .iter()
         .map(|p| {
-            let found = discoveries.get(p.name);
-            let status = match (p.always, found.is_some()) {
-                (true, true) => Status::Violated,
-                (true, false) => Status::Holds,
-                (false, true) => Status::ExampleFound,
-                (false, false) => Status::NoExample,
-            };
+            let path = discoveries.get(p.name).map(|path| Trace::of(&model, path));
             PropertyReport {
                 name: p.name,
+                id: p.id,
                 kind: if p.always { "always" } else { "sometimes" },
-                status,
-                counterexample: found.filter(|_| p.always).map(|path| Counterexample {
-                    action_path: path.encode(&model),
-                    steps: display::steps(path, |s, a| model.outcome(s, a)),
-                }),
+                status: Status::of(p.always, path.is_some(), complete),
+                counterexample: path.clone().filter(|_| p.always),
+                example: path.filter(|_| !p.always),
             }
         })
         .collect();

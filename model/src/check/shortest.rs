@@ -1,4 +1,5 @@
-//! Shortest counterexamples, found by a breadth-first pass of our own.
+//! Shortest counterexamples (and examples of `sometimes` properties), found by a
+//! breadth-first pass of our own.
 //!
 //! stateright 0.31's BFS records a discovery for an `always` property *every* time it visits a
 //! violating state, overwriting the one before (`bfs.rs`, `check_block`). Our safety properties
@@ -13,7 +14,7 @@ use super::action::Action;
 use super::state::SysState;
 use super::system::TaintSys;
 use crate::fx::{Fx, FxBuild};
-use stateright::{Model, Path};
+use stateright::{Expectation, Model, Path, Property};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
@@ -27,11 +28,26 @@ pub fn counterexamples(
     model: &TaintSys,
     names: &[&'static str],
 ) -> BTreeMap<&'static str, Path<SysState, Action>> {
+    let always: Vec<&'static str> = model
+        .properties()
+        .iter()
+        .filter(|p| p.expectation == Expectation::Always && names.contains(&p.name))
+        .map(|p| p.name)
+        .collect();
+    discoveries(model, &always)
+}
+
+/// A shortest path to a discovery for each named property that has one: a state violating an
+/// `always` property, or a state satisfying a `sometimes` property (its example; the witness
+/// bits are sticky too, MODEL-S6). Names that are not properties of the model are ignored.
+pub fn discoveries(
+    model: &TaintSys,
+    names: &[&'static str],
+) -> BTreeMap<&'static str, Path<SysState, Action>> {
     let properties = model.properties();
     let mut wanted: Vec<_> = properties
         .iter()
         .filter(|p| names.contains(&p.name))
-        .filter(|p| p.expectation == stateright::Expectation::Always)
         .collect();
     let mut found = BTreeMap::new();
     let mut parents: Parents = HashMap::default();
@@ -47,7 +63,7 @@ pub fn counterexamples(
     while !wanted.is_empty() && !level.is_empty() {
         for (fp, state) in &level {
             wanted.retain(|p| {
-                if (p.condition)(model, state) {
+                if !discovered(model, p, state) {
                     return true;
                 }
                 found.insert(p.name, path_to(model, &parents, *fp));
@@ -103,9 +119,15 @@ fn fingerprint(state: &SysState) -> u64 {
     h.finish()
 }
 
-/// `path` cut at its first state that violates the `always` property `name` (the path a DFS or
+/// Whether `state` is a discovery for `p`: it violates an `always` property or satisfies a
+/// `sometimes` one.
+fn discovered(model: &TaintSys, p: &Property<TaintSys>, state: &SysState) -> bool {
+    (p.condition)(model, state) == (p.expectation == Expectation::Sometimes)
+}
+
+/// `path` cut at its first state that is a discovery for the property `name` (the path a DFS or
 /// simulation found, made no longer than it needs to be; not necessarily a shortest one).
-pub fn first_violation(
+pub fn first_discovery(
     model: &TaintSys,
     name: &str,
     path: Path<SysState, Action>,
@@ -116,7 +138,7 @@ pub fn first_violation(
     let steps = path.into_vec();
     let cut = steps
         .iter()
-        .position(|(state, _)| !(property.condition)(model, state))
+        .position(|(state, _)| discovered(model, &property, state))
         .unwrap_or(steps.len() - 1);
     let init = steps[0].0.clone();
     let actions: Vec<Action> = steps[..cut].iter().filter_map(|(_, a)| a.clone()).collect();

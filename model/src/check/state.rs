@@ -14,8 +14,9 @@ use crate::small_map::SmallMap;
 use crate::time::Time;
 use std::collections::VecDeque;
 
-/// One state of the whole system. Spec: MODEL-S1.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One state of the whole system. Spec: MODEL-S1. Its `Debug` (`display::state`) names the
+/// parts as the spec does, for the Explorer.
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct SysState {
     /// The bounded monotone clock (ms).
     pub now: Time,

@@ -33,12 +33,19 @@ pub struct TaintSys {
     pub profile: Profile,
     /// What the run explores: objects, the environment's repertoire and budget, the clock.
     pub config: CheckConfig,
+    /// The property the Explorer's timeline explains first (`taintcheck explore --property`);
+    /// it changes nothing else.
+    pub focus: Option<&'static str>,
 }
 
 impl TaintSys {
     /// The model of `config` under `profile`.
     pub fn new(profile: Profile, config: CheckConfig) -> TaintSys {
-        TaintSys { profile, config }
+        TaintSys {
+            profile,
+            config,
+            focus: None,
+        }
     }
 
     fn core_config(&self) -> CoreConfig {
@@ -255,7 +262,20 @@ impl Model for TaintSys {
     }
 
     fn as_svg(&self, path: Path<SysState, Action>) -> Option<String> {
-        Some(display::svg(path, |s, a| self.outcome(s, a)))
+        let explain = display::Explain {
+            title: format!("profile {}, config {}", self.profile.name, self.config.name),
+            focus: self.focus,
+            outcome: |s: &SysState, a: &Action| self.outcome(s, a),
+            violated: |s: &SysState| {
+                self.properties()
+                    .into_iter()
+                    .filter(|p| p.expectation == stateright::Expectation::Always)
+                    .filter(|p| !(p.condition)(self, s))
+                    .map(|p| p.name)
+                    .collect()
+            },
+        };
+        Some(display::svg(path, explain))
     }
 
     /// The properties, in [`PROPERTIES`] order (the names come from there). Those about an

@@ -13,6 +13,7 @@ use k8s_openapi::jiff::Timestamp;
 /// The namespace `kubectl apply` uses when a manifest names none.
 pub const DEFAULT_NAMESPACE: &str = "default";
 
+/// The fields the controller reads: key (namespace `default` if none), UID, node, tolerations.
 pub fn pod_from_k8s(p: &k8s::Pod) -> Pod {
     let meta = &p.metadata;
     let spec = p.spec.as_ref();
@@ -35,6 +36,7 @@ pub fn pod_from_k8s(p: &k8s::Pod) -> Pod {
     }
 }
 
+/// The name and taints.
 pub fn node_from_k8s(n: &k8s::Node) -> Node {
     Node {
         name: n.metadata.name.as_deref().unwrap_or("").into(),
@@ -49,6 +51,7 @@ pub fn node_from_k8s(n: &k8s::Node) -> Node {
     }
 }
 
+/// An empty operator reads as `Equal`, an empty effect as any effect.
 pub fn toleration_from_k8s(t: &k8s::Toleration) -> Toleration {
     Toleration {
         key: t.key.as_deref().unwrap_or("").into(),
@@ -63,6 +66,7 @@ pub fn toleration_from_k8s(t: &k8s::Toleration) -> Toleration {
     }
 }
 
+/// `timeAdded` in milliseconds since the epoch.
 pub fn taint_from_k8s(t: &k8s::Taint) -> Taint {
     Taint {
         key: t.key.as_str().into(),
@@ -75,6 +79,7 @@ pub fn taint_from_k8s(t: &k8s::Taint) -> Taint {
     }
 }
 
+/// A pod with only those fields set, for printing.
 pub fn pod_to_k8s(p: &Pod) -> k8s::Pod {
     k8s::Pod {
         metadata: ObjectMeta {
@@ -93,6 +98,7 @@ pub fn pod_to_k8s(p: &Pod) -> k8s::Pod {
     }
 }
 
+/// A node with only its name and taints set, for printing.
 pub fn node_to_k8s(n: &Node) -> k8s::Node {
     k8s::Node {
         metadata: ObjectMeta {
@@ -107,6 +113,7 @@ pub fn node_to_k8s(n: &Node) -> k8s::Node {
     }
 }
 
+/// The operator always written; empty strings left out.
 pub fn toleration_to_k8s(t: &Toleration) -> k8s::Toleration {
     k8s::Toleration {
         key: non_empty(&t.key),

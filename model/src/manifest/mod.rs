@@ -9,6 +9,7 @@ pub mod convert;
 mod print;
 
 use crate::field::{BadValue, FieldError, FieldPath, Segment};
+use crate::limits::{self, shorten, shorten_message};
 use crate::yaml::{self, json};
 use crate::{api, validate};
 use k8s_openapi::api::core::v1 as k8s;
@@ -23,11 +24,13 @@ pub use print::to_yaml;
 /// A problem in a manifest, located in its file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// The file as the user named it.
     pub file: String,
     /// 1-based; `None` when the file could not be read at all.
     pub line: Option<usize>,
     /// The field at fault (`spec.tolerations[1].operator`); empty for the document itself.
     pub path: String,
+    /// What is wrong, as the API server would say it.
     pub message: String,
 }
 
@@ -49,23 +52,27 @@ impl fmt::Display for Diagnostic {
             write!(f, ":{line}")?;
         }
         if !self.path.is_empty() {
-            write!(f, ": {}", self.path)?;
+            write!(f, ": {}", shorten(&self.path))?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", shorten_message(&self.message))
     }
 }
 
 /// The kinds taintcheck reads.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Object {
+    /// A pod (boxed: the decoded object is large).
     Pod(Box<k8s::Pod>),
+    /// A node.
     Node(Box<k8s::Node>),
 }
 
 /// An object and where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Located {
+    /// The decoded object.
     pub object: Object,
+    /// The file it was read from.
     pub file: String,
     /// Lines of the object's fields, paths relative to the object (also for `List` items).
     pub lines: LineIndex,
@@ -91,6 +98,7 @@ impl Located {
         self.lines.line(&FieldPath::root())
     }
 
+    /// `Pod` or `Node`, as `kind:` says.
     pub fn kind(&self) -> &'static str {
         match self.object {
             Object::Pod(_) => "Pod",
@@ -98,6 +106,7 @@ impl Located {
         }
     }
 
+    /// The pod as the controller reads it, if this is a pod.
     pub fn compact_pod(&self) -> Option<api::Pod> {
         match &self.object {
             Object::Pod(p) => Some(convert::pod_from_k8s(p)),
@@ -105,6 +114,7 @@ impl Located {
         }
     }
 
+    /// The node as the controller reads it, if this is a node.
     pub fn compact_node(&self) -> Option<api::Node> {
         match &self.object {
             Object::Node(n) => Some(convert::node_from_k8s(n)),
@@ -116,22 +126,23 @@ impl Located {
 /// What reading some files produced: the objects that decoded, and every problem found.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Manifests {
+    /// The objects that decoded, in file order.
     pub objects: Vec<Located>,
+    /// Every problem met while reading them.
     pub errors: Vec<Diagnostic>,
 }
 
 /// Read one file from disk (see [`read_str`]); `display` names it in diagnostics.
 pub fn read_file(path: &Path) -> Manifests {
-    let display = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => read_str(&display, &text),
+    match limits::read_file(path) {
+        Ok(text) => read_str(&path.display().to_string(), &text),
         Err(e) => Manifests {
             objects: Vec::new(),
             errors: vec![Diagnostic {
-                file: display,
-                line: None,
+                file: e.file,
+                line: e.line,
                 path: String::new(),
-                message: format!("cannot read file: {e}"),
+                message: e.message,
             }],
         },
     }
@@ -243,6 +254,28 @@ fn read_object(
             }
         }
         "Pod" | "Node" => {
+            // Checked before decoding: validation then stays within the limit.
+            let list = if kind == "Pod" {
+                "tolerations"
+            } else {
+                "taints"
+            };
+            let limit = &limits::TAINTS;
+            let path = FieldPath::new("spec").child(list);
+            let count = value
+                .get("spec")
+                .and_then(|spec| spec.get(list))
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            if count > limit.get() {
+                out.errors.push(Diagnostic {
+                    file: file.to_owned(),
+                    line: Some(lines.line(&path)),
+                    path: path.to_string(),
+                    message: limit.too_many(count),
+                });
+                return;
+            }
             let decoded = if kind == "Pod" {
                 decode::<k8s::Pod>(value).map(|p| Object::Pod(Box::new(p)))
             } else {

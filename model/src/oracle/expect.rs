@@ -29,22 +29,36 @@ use std::sync::Arc;
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Outcome {
     /// Every legal behaviour deletes it, at an instant in `[from, to]`.
-    MustDelete { from: Time, to: Time },
+    MustDelete {
+        /// Earliest instant a legal behaviour's DELETE succeeds.
+        from: Time,
+        /// Latest instant a legal behaviour's DELETE succeeds.
+        to: Time,
+    },
     /// No legal behaviour deletes it.
     MustNotDelete,
     /// Some legal behaviours delete it (within `[from, to]`), others do not: a race.
-    MayDelete { from: Time, to: Time },
+    MayDelete {
+        /// Earliest instant a legal behaviour's DELETE succeeds.
+        from: Time,
+        /// Latest instant a legal behaviour's DELETE succeeds.
+        to: Time,
+    },
 }
 
 /// One pod incarnation's envelope.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PodEnvelope {
+    /// The pod's namespace and name.
     #[serde(serialize_with = "display")]
     pub pod: PodKey,
+    /// The incarnation the outcome is about.
     #[serde(serialize_with = "display")]
     pub uid: Uid,
+    /// What every legal behaviour does to it.
     #[serde(flatten)]
     pub outcome: Outcome,
+    /// Why, in plain words: the taints and tolerations that decide it, or the race.
     pub reason: String,
 }
 

@@ -45,6 +45,8 @@ pub const DEFAULT_STEP_SLACK: Duration = Duration(100);
 /// How to check a trace.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
+    /// The profile (the controller's behaviour switches) whose legal behaviours must explain
+    /// the trace.
     pub profile: Profile,
     /// `D`: an API change reaches the controller, and a due timer fires, within this bound.
     pub latency_bound: Duration,
@@ -62,6 +64,8 @@ pub struct Options {
 }
 
 impl Options {
+    /// Options for `profile` and latency bound `D`, with upstream's 8 workers, observation as
+    /// the trace's header says, and a limit of 100 000 states per pod.
     pub fn new(profile: Profile, latency_bound: Duration) -> Options {
         Options {
             profile,

@@ -16,7 +16,7 @@ use crate::api::{Node, NodeName, PodKey, ResourceVersion};
 use crate::core::{Config, Verb, EVENT_REASON};
 use crate::fx::FxBuild;
 use crate::time::Time;
-use crate::trace::{Observed, RequestVerb, TraceEvent, TraceRecord};
+use crate::trace::{Clock, Observed, RequestVerb, TraceEvent, TraceRecord};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -54,6 +54,8 @@ pub struct Oracle {
     last: Option<Time>,
     started: bool,
     summary: Summary,
+    /// How messages show instants: the header's `start` makes them wall-clock (TRACE-8).
+    clock: Clock,
 }
 
 impl Oracle {
@@ -90,6 +92,7 @@ impl Oracle {
             last: None,
             started: false,
             summary: Summary::default(),
+            clock: Clock::default(),
         }
     }
 
@@ -109,7 +112,10 @@ impl Oracle {
         self.summary.records += 1;
         let t = record.t;
         if !self.started {
-            let TraceEvent::Header { observed, .. } = &record.event else {
+            let TraceEvent::Header {
+                observed, start, ..
+            } = &record.event
+            else {
                 return Err(self.bad("expected the header line first (\"kind\":\"header\")"));
             };
             if let (Some(list), false) = (observed, self.observe_given) {
@@ -119,6 +125,7 @@ impl Oracle {
                     deletions: list.contains(&Observed::Deletions),
                 };
             }
+            self.clock = Clock::new(*start);
             self.started = true;
             self.last = Some(t);
             return Ok(());
@@ -296,6 +303,7 @@ impl Oracle {
                 .why(key, self.machine.config.profile.comparison_operators),
             profile: self.profile,
             bound: self.machine.bound,
+            clock: self.clock,
         }
     }
 

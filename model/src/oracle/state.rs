@@ -55,9 +55,13 @@ pub struct Pending<K, T> {
 /// `failRequests` (used by `expect`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Fault {
+    /// The request verb that fails.
     pub verb: RequestVerb,
+    /// Only requests for this pod; `None`: any pod.
     pub pod: Option<PodKey>,
+    /// How many more requests fail.
     pub left: u32,
+    /// The answer the failed requests get.
     pub result: ApiResult,
 }
 

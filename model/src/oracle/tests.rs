@@ -25,6 +25,8 @@ impl T {
                     profile: None,
                     scenario: None,
                     observed,
+                    start: None,
+                    end: None,
                 },
             }],
             next_id: 1,

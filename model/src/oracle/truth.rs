@@ -5,6 +5,7 @@ use crate::api::{Name, Node, NodeName, Pod, PodKey, ResourceVersion, Taint, Tain
 use crate::fx::FxBuild;
 use crate::matching::{earliest_eviction, used_time, TolerationTime};
 use crate::time::{Duration, Time};
+use crate::trace::Clock;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
@@ -181,33 +182,49 @@ pub enum From {
 /// A pod's situation, in the words of an explanation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Why {
+    /// The API server no longer has the pod.
     Gone,
+    /// The pod is not bound to a node.
     Unbound,
+    /// The pod's node does not exist.
     NoNode {
+        /// The node the pod is bound to.
         node: NodeName,
     },
     /// `cleared`: when its last NoExecute taint went away, if the trace shows it.
     NoTaints {
+        /// The node the pod is bound to.
         node: NodeName,
+        /// When the node's last NoExecute taint went away; `None` if the trace does not show it.
         cleared: Option<Time>,
     },
     /// The earliest legal eviction `at` is set by `taint`, which the pod does not tolerate.
     Untolerated {
+        /// The node the pod is bound to.
         node: NodeName,
+        /// The NoExecute taint's key the pod does not tolerate.
         taint: Name,
+        /// Since when the toleration clock runs: the taint appeared, or the pod came to the node.
         from: From,
+        /// The earliest instant a legal behaviour may evict the pod.
         at: Time,
     },
     /// Every NoExecute taint of the node is tolerated forever.
     Forever {
+        /// The node the pod is bound to.
         node: NodeName,
     },
     /// The earliest legal eviction `at` is set by `taint`, tolerated for `seconds`.
     Tolerates {
+        /// The node the pod is bound to.
         node: NodeName,
+        /// The NoExecute taint's key that sets the earliest legal eviction.
         taint: Name,
+        /// How long the pod tolerates the taint.
         seconds: Duration,
+        /// Since when the toleration clock runs.
         from: From,
+        /// The earliest instant a legal behaviour may evict the pod.
         at: Time,
     },
 }
@@ -220,15 +237,51 @@ impl Why {
             _ => None,
         }
     }
+
+    /// The taint whose clock an eviction runs on and the span from its first observable instant
+    /// to `t`, when the taint (not the binding) started it: `128 s after … appeared`.
+    pub fn since_taint(&self, t: Time) -> Option<(&Name, Duration)> {
+        match self {
+            Why::Untolerated {
+                taint,
+                from: From::Taint(since),
+                ..
+            }
+            | Why::Tolerates {
+                taint,
+                from: From::Taint(since),
+                ..
+            } => Some((taint, Duration(t.millis() - since.millis()))),
+            _ => None,
+        }
+    }
+
+    /// This explanation with its instants shown by `clock`.
+    pub fn shown(&self, clock: Clock) -> WhyText<'_> {
+        WhyText { why: self, clock }
+    }
 }
 
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.shown(Clock::default()).fmt(f)
+    }
+}
+
+/// A [`Why`] rendered with a trace's [`Clock`].
+pub struct WhyText<'a> {
+    why: &'a Why,
+    clock: Clock,
+}
+
+impl fmt::Display for WhyText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let clock = self.clock;
         let from = |from: &From| match from {
-            From::Taint(t) => format!("from {t}, when the taint was first observable"),
-            From::Bound(t) => format!("from {t}, when it was bound to the node"),
+            From::Taint(t) => format!("from {}, when the taint was first observable", clock.at(*t)),
+            From::Bound(t) => format!("from {}, when it was bound to the node", clock.at(*t)),
         };
-        match self {
+        match self.why {
             Why::Gone => f.write_str("the API server no longer has it"),
             Why::Unbound => f.write_str("it is not bound to a node"),
             Why::NoNode { node } => write!(f, "its node {node} does not exist"),

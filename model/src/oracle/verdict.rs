@@ -6,6 +6,7 @@ use super::truth::{seconds_text, Why};
 use crate::api::{NodeName, PodKey};
 use crate::core::{EventKind, Verb};
 use crate::time::{Duration, Time};
+use crate::trace::Clock;
 use serde::Serialize;
 use std::fmt;
 
@@ -17,6 +18,7 @@ pub struct Violation {
     /// The line's time, or the end of the trace.
     #[serde(serialize_with = "millis")]
     pub t: Time,
+    /// The pod whose line no legal behaviour explains.
     #[serde(serialize_with = "display")]
     pub pod: PodKey,
     /// The nodes the pod has been bound to (the component the witness reproduces).
@@ -54,7 +56,9 @@ impl fmt::Display for Violation {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct BadInput {
+    /// The trace line (1-based) that cannot be read.
     pub line: usize,
+    /// What is wrong with it.
     pub message: String,
 }
 
@@ -70,12 +74,16 @@ pub enum Error {
     /// A component's frontier grew beyond the configured limit: no verdict (exit code 2).
     #[error("inconclusive at line {line}: more than {limit} states explain {pod} so far")]
     Inconclusive {
+        /// The trace line at which the limit was passed.
         line: usize,
+        /// The pod whose frontier grew too large.
         pod: String,
+        /// The configured limit on states (`max_states`).
         limit: usize,
     },
 }
 
+/// The oracle's result type; the error type defaults to [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// What an accepted trace contained and what checking it took.
@@ -136,43 +144,55 @@ pub fn evicts(seen: &Seen) -> bool {
 /// What a message about one pod at one instant draws on: the pod's situation in the API state
 /// the trace shows, and the profile and latency bound the trace is checked against.
 pub struct Context<'a> {
+    /// The pod the message is about.
     pub pod: &'a PodKey,
     /// The instant of the line the message is about.
     pub t: Time,
+    /// The pod's situation in the API state the trace shows.
     pub why: Why,
+    /// The name of the profile the trace is checked against.
     pub profile: &'static str,
+    /// The latency bound `D` the trace is checked against.
     pub bound: Duration,
+    /// How the trace's instants are shown (wall-clock when its header has a `start`).
+    pub clock: Clock,
 }
 
 impl Context<'_> {
     /// The message for an output line `seen` no legal behaviour produces (`alternatives`: what
     /// the legal behaviours could have shown instead), and what a legal run shows.
     pub fn unexplained(&self, seen: &Seen, alternatives: &[Output]) -> (String, Expected) {
-        let Context { pod, t, why, .. } = self;
+        let Context { pod, why, .. } = self;
+        let t = self.clock.at(self.t);
+        let why_text = why.shown(self.clock);
         let what = seen_text(seen);
         if evicts(seen) {
             match why {
-                Why::Untolerated { at, .. } | Why::Tolerates { at, .. } if t < at => {
+                Why::Untolerated { at, .. } | Why::Tolerates { at, .. } if self.t < *at => {
                     return (
-                        format!("{pod} {what} at {t}, but {why}"),
-                        Expected::NotDeletedBy(*t),
+                        format!(
+                            "{pod} {what} at {t}{}, but {why_text}",
+                            self.after_taint(self.t)
+                        ),
+                        Expected::NotDeletedBy(self.t),
                     );
                 }
                 Why::Untolerated { .. } | Why::Tolerates { .. } => {}
                 Why::NoTaints { node, cleared } => {
                     let since = match cleared {
-                        Some(c) if c.plus(self.bound) < *t => format!(
-                            " since {c}, observable by {} within the latency bound",
-                            c.plus(self.bound)
+                        Some(c) if c.plus(self.bound) < self.t => format!(
+                            " since {}, observable by {} within the latency bound",
+                            self.clock.at(*c),
+                            self.clock.at(c.plus(self.bound))
                         ),
-                        Some(c) => format!(" since {c}"),
+                        Some(c) => format!(" since {}", self.clock.at(*c)),
                         None => String::new(),
                     };
                     return (
                         format!(
                             "{pod} {what} at {t}, but node {node} has no NoExecute taint{since}"
                         ),
-                        Expected::NotDeletedBy(*t),
+                        Expected::NotDeletedBy(self.t),
                     );
                 }
                 // The pod is gone, but a behaviour still had something to show for it: the
@@ -180,8 +200,8 @@ impl Context<'_> {
                 Why::Gone if !alternatives.is_empty() => {}
                 _ => {
                     return (
-                        format!("{pod} {what} at {t}, but {why}"),
-                        Expected::NotDeletedBy(*t),
+                        format!("{pod} {what} at {t}, but {why_text}"),
+                        Expected::NotDeletedBy(self.t),
                     )
                 }
             }
@@ -197,8 +217,9 @@ impl Context<'_> {
         };
         (
             format!(
-                "{pod} {what} at {t}: no legal behaviour of {} (latency bound {}) does that \
-                 then ({why}); what it could do for {pod} at that point: {legal}",
+                "{pod} {what} at {t}{}: no legal behaviour of {} (latency bound {}) does that \
+                 then ({why_text}); what it could do for {pod} at that point: {legal}",
+                self.after_taint(self.t),
                 self.profile,
                 seconds_text(self.bound)
             ),
@@ -206,10 +227,22 @@ impl Context<'_> {
         )
     }
 
+    /// On a wall clock, how long after the relevant taint appeared `t` is:
+    /// `, 128 s after node.kubernetes.io/unreachable appeared`; nothing on a scenario clock,
+    /// where the instants are already offsets.
+    fn after_taint(&self, t: Time) -> String {
+        match self.why.since_taint(t) {
+            Some((taint, d)) if self.clock.is_wall() => {
+                format!(", {} after {taint} appeared", seconds_text(d))
+            }
+            _ => String::new(),
+        }
+    }
+
     /// The message for a deadline every legal behaviour missed: at `due` the pod had to be
     /// `output`-ed, but the next line for it comes at `t`.
     pub fn overdue(&self, output: &Output, due: Time) -> (String, Expected) {
-        let Context { pod, t, why, .. } = self;
+        let Context { pod, why, .. } = self;
         let what = output_text(output);
         let deletion = matches!(
             output,
@@ -222,17 +255,20 @@ impl Context<'_> {
         } else {
             Expected::Nothing
         };
+        let after = self.after_taint(due);
         // A pod gone from the API server is no reason for an output it owed before: name the
         // bound only.
         let why = match why {
             Why::Gone => String::new(),
-            why => format!("{why}; "),
+            why => format!("{}; ", why.shown(self.clock)),
         };
         (
             format!(
-                "{pod} should have been {what} by {due} ({why}latency bound {}), but the \
-                 trace shows nothing of it before {t}",
-                seconds_text(self.bound)
+                "{pod} should have been {what} by {}{after} ({why}latency bound {}), but the \
+                 trace shows nothing of it before {}",
+                self.clock.at(due),
+                seconds_text(self.bound),
+                self.clock.at(self.t)
             ),
             expected,
         )

@@ -7,20 +7,33 @@
 use super::verdict::{Expected, Violation};
 use crate::api::{Node, NodeName, Pod, PodKey, Taint, Toleration, Uid};
 use crate::time::{Duration, Time};
-use crate::trace::{RequestVerb, TraceEvent, TraceRecord};
+use crate::trace::{Clock, RequestVerb, TraceEvent, TraceRecord};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// The witness scenario for `v`, from the trace's records with their line numbers. The
-/// controller's own deletions (after its DELETE of an incarnation, or every deletion when the
-/// trace says only the controller deletes) are not operations of the scenario.
-pub fn scenario(
-    records: &[(usize, TraceRecord)],
-    v: &Violation,
-    profile: &str,
-    controller_deletes: bool,
-) -> String {
+/// The trace a witness is cut from and how to read it.
+pub struct Source<'a> {
+    /// The trace's records with their line numbers.
+    pub records: &'a [(usize, TraceRecord)],
+    /// The profile the trace was checked against.
+    pub profile: &'a str,
+    /// Only the controller deletes pods (TRACE-7 `deletions`).
+    pub controller_deletes: bool,
+    /// The trace's clock: on a wall clock, the scenario notes which instant its zero is.
+    pub clock: Clock,
+}
+
+/// The witness scenario for `v`. The controller's own deletions (after its DELETE of an
+/// incarnation, or every deletion when the trace says only the controller deletes) are not
+/// operations of the scenario.
+pub fn scenario(source: &Source, v: &Violation) -> String {
+    let Source {
+        records,
+        profile,
+        controller_deletes,
+        clock,
+    } = *source;
     let nodes: BTreeSet<&str> = v.nodes.iter().map(|n| &**n).collect();
     let relevant = |e: &TraceEvent| match e {
         TraceEvent::NodeAdded { node, .. } | TraceEvent::NodeModified { node, .. } => {
@@ -124,6 +137,13 @@ pub fn scenario(
         out,
         "# Witness written by `taintcheck conform` (spec ORACLE-9)."
     );
+    if clock.is_wall() {
+        let _ = writeln!(
+            out,
+            "# Time 0 is {} on the recording's clock.",
+            clock.at(origin)
+        );
+    }
     let _ = writeln!(out, "name: {}", json!(name));
     let _ = writeln!(out, "description: {}", json!(v.message));
     let _ = writeln!(

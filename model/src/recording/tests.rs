@@ -6,8 +6,8 @@ use crate::time::Duration;
 const OBJECTS: &str = include_str!("../../../tests/fixtures/recording/objects.json");
 const EVENTS: &str = include_str!("../../../tests/fixtures/recording/events.json");
 
-/// 2026-03-01T10:00:00Z in ms.
-const TEN: i64 = 1_772_359_200_000;
+/// 2026-03-01T10:00:00Z, in ms from the trace's start (09:00:00, the node's first write).
+const TEN: i64 = 3_600_000;
 
 fn kinds(trace: &[TraceRecord]) -> Vec<(i64, String)> {
     trace
@@ -61,9 +61,10 @@ fn an_imported_recording_is_checked_by_the_oracle() {
     match Oracle::check(options, &trace, None) {
         Err(Error::Violation(v)) => assert_eq!(
             v.message,
-            "default/web-0 marked for deletion at 1772359212.999s, but it tolerates \
-             node.kubernetes.io/unreachable for 300 s from 1772359202.000s, when the taint was \
-             first observable"
+            "default/web-0 marked for deletion at 2026-03-01T10:00:12.999Z, 10.999 s after \
+             node.kubernetes.io/unreachable appeared, but it tolerates \
+             node.kubernetes.io/unreachable for 300 s from 2026-03-01T10:00:02Z, when the taint \
+             was first observable"
         ),
         other => panic!("{other:?}"),
     }
@@ -80,7 +81,7 @@ fn bad_json_names_the_file_and_line() {
     .unwrap_err();
     assert_eq!(err.line, 2);
     assert!(
-        err.message.starts_with("Pod: metadata: "),
+        err.message.starts_with("object.metadata: "),
         "{}",
         err.message
     );

@@ -12,6 +12,7 @@ use std::fmt;
 pub struct Failure {
     /// The expectation's line in the scenario file.
     pub line: usize,
+    /// What was expected and what the run showed instead.
     pub message: String,
 }
 
@@ -24,8 +25,11 @@ impl fmt::Display for Failure {
 /// A successful DELETE by the controller: when the API server answered, and whom it hit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deletion {
+    /// When the API server answered the DELETE.
     pub at: Time,
+    /// The deleted pod's namespace and name.
     pub pod: PodKey,
+    /// The UID of the removed pod, when the API server's answer reports one.
     pub uid: Option<Uid>,
 }
 

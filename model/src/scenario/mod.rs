@@ -30,14 +30,19 @@ pub use read::parse_scenario;
 /// A parsed scenario. Spec: SCN-1.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scenario {
+    /// The scenario's name; the corpus requires it to equal the file name without `.yaml`.
     pub name: String,
+    /// Prose saying what the scenario shows.
     pub description: String,
     /// Upstream issue, interleaving and spec ids the scenario shows (`N1`, `#90794`, `I1`).
     pub refs: Vec<String>,
+    /// Admission plugins applied to pods on create and update (SCN-2).
     pub admission: Admission,
+    /// The environment: workers, informer lags, API latency, deletion grace (SCN-3).
     pub runtime: RuntimeKnobs,
     /// When the run stops (virtual time).
     pub until: Time,
+    /// The nodes of the cluster at time 0.
     pub nodes: Vec<Node>,
     /// Pods as submitted, before admission; [`PodSpec::daemon_set`] marks DaemonSet pods.
     pub pods: Vec<PodSpec>,
@@ -55,7 +60,11 @@ pub const ALL_PROFILES: &str = "all";
 pub struct Admission {
     /// `DefaultTolerationSeconds`: on in every real cluster, so on by default.
     pub default_toleration_seconds: bool,
+    /// `tolerationSeconds` of the `node.kubernetes.io/not-ready` toleration that
+    /// DefaultTolerationSeconds adds (default 300).
     pub not_ready_seconds: i64,
+    /// `tolerationSeconds` of the `node.kubernetes.io/unreachable` toleration that
+    /// DefaultTolerationSeconds adds (default 300).
     pub unreachable_seconds: i64,
 }
 
@@ -73,9 +82,13 @@ impl Default for Admission {
 /// API server answers, how long a deleted pod stays terminating.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeKnobs {
+    /// Number of controller workers (1 to 64, LIMIT-1).
     pub workers: usize,
+    /// How far the node informer is behind the API server.
     pub node_informer_lag: Duration,
+    /// How far the pod informer is behind the API server.
     pub pod_informer_lag: Duration,
+    /// How long the API server takes to answer a controller request.
     pub api_latency: Duration,
     /// `None`: a deleted pod's object is removed at once (grace period 0).
     pub deletion_grace: Option<Duration>,
@@ -96,6 +109,7 @@ impl Default for RuntimeKnobs {
 /// A pod of the scenario, before admission.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodSpec {
+    /// The pod object as written (or read from a manifest).
     pub pod: Pod,
     /// Created by a DaemonSet: its not-ready/unreachable tolerations are made infinite (§8.5).
     pub daemon_set: bool,
@@ -104,8 +118,11 @@ pub struct PodSpec {
 /// An operation at an instant; `line` is where it was written, for messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimedOp {
+    /// When the operation runs, in virtual time from the start of the run.
     pub at: Time,
+    /// The scenario file line the operation was written on.
     pub line: usize,
+    /// The operation itself.
     pub op: Op,
 }
 
@@ -115,78 +132,111 @@ pub enum Op {
     /// `kubectl taint nodes NODE SPEC --overwrite`: `key=value:Effect` adds (replacing a taint
     /// with the same key and effect), `key:Effect-` or `key-` removes.
     Taint {
+        /// The node to taint or untaint.
         node: NodeName,
+        /// The taint to add or remove, in kubectl syntax.
         spec: TaintSpec,
     },
+    /// Create a node.
     CreateNode(Node),
+    /// Delete the named node.
     DeleteNode(NodeName),
+    /// Create a pod (admission applies).
     CreatePod(PodSpec),
     /// Delete the pod object (grace per [`RuntimeKnobs::deletion_grace`]).
     DeletePod(PodKey),
     /// Delete and at once create a pod with the same name and a new UID (a StatefulSet).
     RecreatePod {
+        /// The pod to replace.
         key: PodKey,
+        /// The UID of the new incarnation.
         uid: Uid,
+        /// The node the new pod is bound to; `None`: Pending.
         node: Option<NodeName>,
         /// Replaces the predecessor's tolerations when given.
         tolerations: Option<Vec<Toleration>>,
     },
     /// The scheduler binds a pending pod.
     BindPod {
+        /// The pending pod to bind.
         key: PodKey,
+        /// The node it is bound to.
         node: NodeName,
     },
     /// Append a toleration (allowed by pod-update validation, §8.2).
     AddToleration {
+        /// The pod to update.
         key: PodKey,
+        /// The toleration appended to its list.
         toleration: Toleration,
     },
     /// Change `tolerationSeconds` of the toleration at `index` (`None`: forever).
     SetTolerationSeconds {
+        /// The pod to update.
         key: PodKey,
+        /// Position of the toleration in the pod's list.
         index: usize,
+        /// The new `tolerationSeconds`.
         seconds: Option<i64>,
     },
     /// kube-controller-manager restarts: all in-memory state is lost, informers relist.
     RestartController,
     /// The next `times` requests of `verb` (for `pod`, or any pod) fail with `result`.
     FailRequests {
+        /// The request verb that fails.
         verb: RequestVerb,
+        /// Only requests for this pod; `None`: any pod.
         pod: Option<PodKey>,
+        /// How many requests fail.
         times: u32,
+        /// The answer the failed requests get (`failed` or `notFound`).
         result: ResponseResult,
     },
+    /// From now on, the API server takes this long to answer a controller request.
     SetApiLatency(Duration),
+    /// From now on, the informers lag by these durations; `None` leaves one unchanged.
     SetInformerLag {
+        /// New node-informer lag.
         nodes: Option<Duration>,
+        /// New pod-informer lag.
         pods: Option<Duration>,
     },
     /// The informer's watch of `kind` breaks for `duration`; events in between are lost and
     /// the informer relists when it reconnects.
     DropWatch {
+        /// Which informer's watch breaks.
         kind: ObjectKind,
+        /// How long the watch stays broken.
         duration: Duration,
     },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The kind of object an informer watches, as `dropWatch` names it.
 pub enum ObjectKind {
+    /// The node informer's watch.
     Nodes,
+    /// The pod informer's watch.
     Pods,
 }
 
 /// What a run must show under one profile. Spec: SCN-5.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Expectations {
+    /// Pods the controller's DELETE must remove, each in a time window.
     pub deleted: Vec<ExpectDeleted>,
+    /// Pods the controller must never delete.
     pub not_deleted: Vec<ExpectNotDeleted>,
+    /// Events the pods must receive.
     pub events: Vec<ExpectEvent>,
 }
 
 /// A pod by name, optionally one incarnation of it (by UID).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PodRef {
+    /// The pod's namespace and name.
     pub key: PodKey,
+    /// One incarnation of it; `None`: any incarnation.
     pub uid: Option<Uid>,
 }
 
@@ -202,26 +252,37 @@ impl fmt::Display for PodRef {
 /// The controller never deleted the pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExpectNotDeleted {
+    /// The pod that must survive.
     pub pod: PodRef,
+    /// The scenario file line of the expectation, for messages.
     pub line: usize,
 }
 
 /// The controller's DELETE removed the pod at a time in `[from, to]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExpectDeleted {
+    /// The pod that must be deleted.
     pub pod: PodRef,
+    /// Earliest time the deletion may happen.
     pub from: Time,
+    /// Latest time the deletion may happen.
     pub to: Time,
+    /// The scenario file line of the expectation, for messages.
     pub line: usize,
 }
 
 /// Events with this reason and message on the pod: exactly `count`, or at least one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExpectEvent {
+    /// The pod the events are about.
     pub pod: PodKey,
+    /// The event's reason (default `TaintManagerEviction`).
     pub reason: String,
+    /// The event's exact message.
     pub message: String,
+    /// Exactly this many events; `None`: at least one.
     pub count: Option<usize>,
+    /// The scenario file line of the expectation, for messages.
     pub line: usize,
 }
 

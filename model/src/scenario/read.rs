@@ -4,16 +4,18 @@
 
 use super::{
     first_uid, Admission, ExpectDeleted, ExpectEvent, ExpectNotDeleted, Expectations, PodRef,
-    PodSpec, RuntimeKnobs, Scenario, ScenarioErrors,
+    PodSpec, RuntimeKnobs, Scenario, ScenarioErrors, ALL_PROFILES,
 };
 use crate::api::{Node, Operator, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
 use crate::field::{BadValue, FieldError, FieldPath, Segment};
+use crate::limits;
 use crate::manifest::{self, convert, Diagnostic, Located, Object};
+use crate::profile::Profile;
 use crate::taint_syntax::{parse_spec, TaintSpec};
 use crate::time::{Duration, Time};
 use crate::validate;
 use crate::yaml::{self, Error, Field, Read};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// Reads a scenario from YAML text; `file` names it in errors, and the manifest files it
@@ -95,17 +97,27 @@ impl Reader {
             .unwrap_or_default();
         let nodes = f
             .get("nodes")
-            .map(|c| self.list(&c, |r, n| r.node_entry(n)))
-            .unwrap_or_default()
-            .concat();
+            .map(|c| self.list(&c, |r, n| Some((n.clone(), r.node_entry(n)?))))
+            .unwrap_or_default();
+        self.unique(&nodes, "name", |n: &Node| n.name.to_string());
+        let nodes: Vec<Node> = nodes.into_iter().flat_map(|(_, n)| n).collect();
         let pods = f
             .get("pods")
-            .map(|c| self.list(&c, |r, p| r.pod_entry(p)))
-            .unwrap_or_default()
-            .concat();
+            .map(|c| self.list(&c, |r, p| Some((p.clone(), r.pod_entry(p)?))))
+            .unwrap_or_default();
+        self.unique(&pods, "name", |p: &PodSpec| p.pod.key.to_string());
+        self.unique(&pods, "uid", |p: &PodSpec| p.pod.uid.to_string());
+        let pods: Vec<PodSpec> = pods.into_iter().flat_map(|(_, p)| p).collect();
         let mut ops = f
             .get("ops")
-            .map(|c| self.list(&c, |r, o| r.timed_op(o)))
+            .map(|c| {
+                let n = c.sequence().map_or(0, Vec::len);
+                if n > limits::OPERATIONS.get() {
+                    self.error(&c, &limits::OPERATIONS.too_many(n));
+                    return Vec::new();
+                }
+                self.list(&c, |r, o| r.timed_op(o))
+            })
             .unwrap_or_default();
         ops.sort_by_key(|o| o.at);
         let last = ops.last().map_or(Time::ZERO, |o| o.at);
@@ -130,6 +142,30 @@ impl Reader {
             ops,
             expect,
         })
+    }
+
+    /// Reports an object whose `key` (name, UID) an earlier entry already gave, at its entry:
+    /// the API server would refuse the second object, so a scenario holding both describes no
+    /// cluster. Linear: one set of the keys seen.
+    fn unique<T>(&mut self, entries: &[(Field, Vec<T>)], key: &str, of: impl Fn(&T) -> String) {
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (entry, objects) in entries {
+            for object in objects {
+                let value = of(object);
+                match seen.get(&value) {
+                    Some(first) => {
+                        let message = format!(
+                            "Duplicate value: {:?}: also at line {first}",
+                            limits::shorten(&value)
+                        );
+                        self.error_at(entry.line(), entry.path.child(key), &message);
+                    }
+                    None => {
+                        seen.insert(value, entry.line());
+                    }
+                }
+            }
+        }
     }
 
     fn admission(&mut self, f: &Field) -> Option<Admission> {
@@ -171,13 +207,8 @@ impl Reader {
         }
         let d = RuntimeKnobs::default();
         let workers = f.get("workers").and_then(|c| {
-            let n = self.count(&c);
-            if n == Some(0) {
-                self.invalid(&c, "at least 1 worker");
-                None
-            } else {
-                n
-            }
+            self.integer_in(&c, 1, limits::WORKERS as i64)
+                .and_then(|n| usize::try_from(n).ok())
         });
         Some(RuntimeKnobs {
             workers: workers.unwrap_or(d.workers),
@@ -474,8 +505,14 @@ impl Reader {
         })
     }
 
+    /// `expect:`, keyed by profile name or `all`: a misspelt key would otherwise drop its
+    /// expectations without a word.
     fn expectations(&mut self, f: &Field) -> Option<BTreeMap<String, Expectations>> {
-        f.mapping()?;
+        let mut keys = vec![ALL_PROFILES];
+        keys.extend(Profile::NAMES);
+        if !self.known_keys(f, &keys) {
+            return None;
+        }
         let mut out = BTreeMap::new();
         for (profile, e) in f.entries() {
             if let Some(e) = self.expectation(&e) {

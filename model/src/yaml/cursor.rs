@@ -2,6 +2,7 @@
 
 use super::Node;
 use crate::field::FieldPath;
+use crate::limits::shorten;
 use saphyr::{AnnotatedMapping, Scalar, YamlData};
 
 /// A node of a document and its path from the document root, so that an error about it can
@@ -129,11 +130,13 @@ impl<'a, 'y> Field<'a, 'y> {
 
     /// How the node is shown in an `Invalid value` message.
     pub fn shown(&self) -> String {
-        self.text().unwrap_or_else(|| match &self.node.data {
-            YamlData::Mapping(_) => "a mapping".into(),
-            YamlData::Sequence(_) => "a list".into(),
-            _ => "null".into(),
-        })
+        self.text()
+            .map(|t| shorten(&t).into_owned())
+            .unwrap_or_else(|| match &self.node.data {
+                YamlData::Mapping(_) => "a mapping".into(),
+                YamlData::Sequence(_) => "a list".into(),
+                _ => "null".into(),
+            })
     }
 }
 

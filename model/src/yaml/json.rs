@@ -30,10 +30,12 @@ impl LineIndex {
 
     /// The index of the subtree at `prefix`, re-rooted there (for `List` items).
     pub fn subtree(&self, prefix: &FieldPath) -> LineIndex {
+        // Paths order by their segments, so a subtree's paths follow its root's contiguously:
+        // reading them costs the subtree, not the document (a `List` of n items stays linear).
         LineIndex(
             self.0
-                .iter()
-                .filter_map(|(p, l)| p.strip_prefix(prefix).map(|p| (p, *l)))
+                .range(prefix.clone()..)
+                .map_while(|(p, l)| p.strip_prefix(prefix).map(|p| (p, *l)))
                 .collect(),
         )
     }

@@ -11,9 +11,11 @@
 mod cursor;
 pub mod json;
 mod read;
+mod scan;
 
 use crate::field::FieldPath;
-use saphyr::{LoadableYamlNode, MarkedYaml, YamlData};
+use crate::limits::{shorten, shorten_message};
+use saphyr::{LoadableYamlNode, MarkedYaml};
 use std::fmt;
 
 pub use cursor::Field;
@@ -22,11 +24,6 @@ pub use read::{parse_duration, Read};
 
 /// A YAML node with its source position (saphyr's marked node).
 pub type Node<'y> = MarkedYaml<'y>;
-
-/// How deeply collections may nest. Kubernetes objects nest about a dozen levels (a pod's
-/// `managedFields` a few more); the limit keeps every recursive walk over a document, ours and
-/// the decoder's, far from the stack's end.
-pub const MAX_DEPTH: usize = 64;
 
 /// Text that is not a YAML stream taintcheck accepts: bad syntax, or past a limit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,14 +37,11 @@ pub struct LoadError {
 /// Every document of a YAML stream (`---`-separated; a JSON text is one document), checked
 /// against the input limits. The only place text becomes nodes.
 pub fn load(text: &str) -> Result<Vec<Node<'_>>, LoadError> {
-    let docs = MarkedYaml::load_from_str(text).map_err(|e| LoadError {
+    scan::check(text)?;
+    MarkedYaml::load_from_str(text).map_err(|e| LoadError {
         line: e.marker().line(),
         message: e.info().to_owned(),
-    })?;
-    for doc in &docs {
-        check_depth(doc)?;
-    }
-    Ok(docs)
+    })
 }
 
 /// The one document of a file that must hold exactly one (a scenario, a configuration).
@@ -65,31 +59,6 @@ pub fn load_one<'y>(file: &str, text: &'y str) -> Result<Node<'y>, Errors> {
         Ok([doc]) => Ok(doc),
         Err(_) => Err(error(1, "expected exactly one YAML document".to_owned())),
     }
-}
-
-/// Rejects a document whose collections nest deeper than [`MAX_DEPTH`], without recursing.
-fn check_depth(doc: &Node) -> Result<(), LoadError> {
-    // Each node with the number of collections enclosing it.
-    let mut stack = vec![(doc, 0)];
-    while let Some((node, outer)) = stack.pop() {
-        let children: Vec<&Node> = match &node.data {
-            YamlData::Sequence(items) => items.iter().collect(),
-            YamlData::Mapping(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
-            YamlData::Tagged(_, inner) => {
-                stack.push((inner, outer));
-                continue;
-            }
-            _ => continue,
-        };
-        if outer + 1 > MAX_DEPTH {
-            return Err(LoadError {
-                line: node.span.start.line(),
-                message: format!("nested more than {MAX_DEPTH} levels deep"),
-            });
-        }
-        stack.extend(children.into_iter().map(|n| (n, outer + 1)));
-    }
-    Ok(())
 }
 
 /// One problem in an input file; displays as `file:line: field.path: message`.
@@ -111,11 +80,10 @@ impl fmt::Display for Error {
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
         }
-        if self.field.segments().is_empty() {
-            write!(f, ": {}", self.message)
-        } else {
-            write!(f, ": {}: {}", self.field, self.message)
+        if !self.field.segments().is_empty() {
+            write!(f, ": {}", shorten(&self.field.to_string()))?;
         }
+        write!(f, ": {}", shorten_message(&self.message))
     }
 }
 
@@ -147,6 +115,7 @@ mod tests {
 
     #[test]
     fn documents_nested_past_the_limit_are_rejected() {
+        const MAX_DEPTH: usize = 64;
         let nested = |depth: usize| "[".repeat(depth) + &"]".repeat(depth);
         assert!(load(&nested(MAX_DEPTH)).is_ok());
         let e = load(&nested(MAX_DEPTH + 1)).unwrap_err();
@@ -159,6 +128,45 @@ mod tests {
             (e.line, e.message.as_str()),
             (MAX_DEPTH + 1, "nested more than 64 levels deep")
         );
+    }
+
+    /// Deep *block* nesting is refused before a tree exists: building or dropping one 20,000
+    /// levels deep overflows the stack.
+    #[test]
+    fn deep_block_nesting_is_refused_without_recursing() {
+        let e = load(&("- ".repeat(20_000) + "1")).unwrap_err();
+        assert_eq!(
+            (e.line, e.message.as_str()),
+            (1, "nested more than 64 levels deep")
+        );
+        let block: String = (0..6_000)
+            .map(|i| format!("{}k:\n", " ".repeat(i)))
+            .collect();
+        assert_eq!(load(&block).unwrap_err().line, 65);
+    }
+
+    #[test]
+    fn lists_and_aliases_past_the_limits_are_refused_at_their_field() {
+        let items = crate::limits::LIST_ITEMS.get();
+        let list = format!("spec:\n  items: [{}]\n", "1,".repeat(items + 1));
+        let e = load(&list).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(
+            e.message.starts_with(&format!(
+                "spec.items: Too many: {}: must have at most",
+                items + 1
+            )),
+            "{}",
+            e.message
+        );
+        // Each level doubles what an alias expands to: 2^40 nodes from a few lines.
+        let mut bomb = String::from("a0: &a0 [x, x]\n");
+        for i in 1..40 {
+            bomb.push_str(&format!("a{i}: &a{i} [*a{}, *a{0}]\n", i - 1));
+        }
+        let e = load(&bomb).unwrap_err();
+        assert!(e.message.starts_with("Too many: "), "{}", e.message);
+        assert!(e.message.contains("YAML nodes"), "{}", e.message);
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod oracle;
 mod runtime;
 mod scale;
 
+use crate::cmd::output::outln;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use std::process::ExitCode;
@@ -45,7 +46,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
 /// Prints a measurement: one JSON object with `--json`, else the text `describe` writes.
 fn emit<T: Serialize>(json: bool, result: &T, describe: impl FnOnce(&T)) -> ExitCode {
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(result).expect("bench results serialize")
         );

@@ -3,6 +3,7 @@
 
 use super::emit;
 use crate::cmd::args::ProfileArg;
+use crate::cmd::output::outln;
 use clap::Args;
 use serde::Serialize;
 use std::process::ExitCode;
@@ -140,14 +141,14 @@ pub fn model(b: &ModelBench) -> ExitCode {
 }
 
 fn describe(r: &ModelResult) {
-    println!(
+    outln!(
         "model checker, profile {} (wall seconds, before the shortest-path pass)",
         r.profile
     );
-    println!("| run | states | unique | depth | sec | unique states/s |");
-    println!("|---|---|---|---|---|---|");
+    outln!("| run | states | unique | depth | sec | unique states/s |");
+    outln!("|---|---|---|---|---|---|");
     for row in &r.rows {
-        println!(
+        outln!(
             "| {} | {} | {} | {} | {:.2} | {:.0} |",
             row.label,
             row.states,
@@ -157,14 +158,16 @@ fn describe(r: &ModelResult) {
             row.unique_states_per_second,
         );
     }
-    println!(
+    outln!(
         "two threads: {:.2}x the one-thread BFS rate",
         r.two_thread_speedup
     );
     for s in &r.symmetry {
-        println!(
+        outln!(
             "symmetry on {}: {:.2}x fewer unique states, {:.2}x the time",
-            s.config, s.unique_state_ratio, s.time_ratio
+            s.config,
+            s.unique_state_ratio,
+            s.time_ratio
         );
     }
 }

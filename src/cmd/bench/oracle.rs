@@ -7,12 +7,14 @@
 use super::emit;
 use super::scale::scale;
 use crate::cmd::args::ProfileArg;
+use crate::cmd::output::{self, outln};
 use clap::Args;
 use serde::Serialize;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
+use taintcheck_model::limits::Lines;
 use taintcheck_model::oracle::{Options, Oracle};
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::Duration;
@@ -94,9 +96,9 @@ pub fn oracle(b: &OracleBench) -> ExitCode {
     let mut reader = TraceReader::new(&name);
     let mut oracle = Oracle::with_options(Options::new(profile, Duration(b.latency_bound_ms)));
     let mut tracked = 0;
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    for (i, line) in Lines::new(BufReader::new(file)).enumerate() {
         let record = match line
-            .map_err(|e| e.to_string())
+            .map_err(|e| format!("{name}:{}: {}", e.line, e.message))
             .and_then(|l| reader.push_line(i + 1, &l).map_err(|e| e.to_string()))
         {
             Ok(Some(r)) => r,
@@ -113,6 +115,12 @@ pub fn oracle(b: &OracleBench) -> ExitCode {
         tracked = tracked.max(oracle.summary().live_components);
     }
     let summary = oracle.summary();
+    if summary.records == 0 {
+        output::eprint(&format!(
+            "{name}:1: kind: expected the header line first (\"kind\":\"header\")\n"
+        ));
+        return ExitCode::from(2);
+    }
     let seconds = start.elapsed().as_secs_f64();
     let cpu_seconds = thread_cpu().map(|c| c - cpu_start.unwrap_or_default());
     let result = OracleResult {
@@ -136,7 +144,7 @@ pub fn oracle(b: &OracleBench) -> ExitCode {
 }
 
 fn describe(r: &OracleResult) {
-    println!(
+    outln!(
         "oracle bench ({}, latency bound {} ms): {} lines, {} pods, read and checked in \
          {:.2} s on one thread ({:.0} lines/s; {} of CPU time); largest frontier {} \
          states; at most {} pods tracked at once; peak memory of the process {}",
@@ -167,7 +175,7 @@ fn record(b: &OracleBench, profile: Profile, path: &Path) -> Result<(), String> 
         path.display()
     );
     let text: String = records.iter().map(to_line).collect();
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    output::write_file("--trace", path, &text, &[]).map_err(|f| f.text())
 }
 
 /// CPU seconds this thread has run (Linux `schedstat`): the figure a loaded machine does not

@@ -5,9 +5,12 @@
 
 use super::emit;
 use crate::cmd::args::ProfileArg;
+use crate::cmd::output::outln;
+use clap::builder::TypedValueParser;
 use clap::Args;
 use serde::Serialize;
 use std::process::ExitCode;
+use taintcheck_model::limits;
 use taintcheck_runtime::storm::{eviction_lateness, eviction_storm, Storm};
 
 #[derive(Args)]
@@ -18,8 +21,8 @@ pub struct RuntimeBench {
     /// Pods per node.
     #[arg(long, default_value_t = 30)]
     pods_per_node: usize,
-    /// The controller's workers.
-    #[arg(long, default_value_t = 8)]
+    /// The controller's workers, 1 to 64.
+    #[arg(long, default_value_t = 8, value_parser = workers_parser())]
     workers: usize,
     #[command(flatten)]
     behaviour: ProfileArg,
@@ -32,6 +35,12 @@ pub struct RuntimeBench {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+}
+
+fn workers_parser() -> impl TypedValueParser<Value = usize> {
+    clap::value_parser!(u16)
+        .range(1..=limits::WORKERS as i64)
+        .map(usize::from)
 }
 
 /// What `bench runtime` measured, with its parameters.
@@ -109,27 +118,37 @@ pub fn runtime(args: &RuntimeBench) -> ExitCode {
 
 fn describe(r: &RuntimeResult) {
     let s = &r.storm;
-    println!(
+    outln!(
         "storm ({} nodes x {} pods, profile {}, {} workers, virtual clock):",
-        r.nodes, r.pods_per_node, r.profile, r.workers
+        r.nodes,
+        r.pods_per_node,
+        r.profile,
+        r.workers
     );
-    println!(
+    outln!(
         "  setup (create objects, initial sync): {:.3} s",
         s.setup_seconds
     );
-    println!("  storm wall time: {:.3} s", s.storm_seconds);
-    println!(
+    outln!("  storm wall time: {:.3} s", s.storm_seconds);
+    outln!(
         "  decisions: {} ({:.0}/s), requests: {}, evictions: {}",
-        s.decisions, s.decisions_per_second, s.requests, s.evictions
+        s.decisions,
+        s.decisions_per_second,
+        s.requests,
+        s.evictions
     );
     match s.peak_rss_kib {
-        Some(kib) => println!("  peak RSS: {:.1} MiB", kib as f64 / 1024.0),
-        None => println!("  peak RSS: not reported by this platform"),
+        Some(kib) => outln!("  peak RSS: {:.1} MiB", kib as f64 / 1024.0),
+        None => outln!("  peak RSS: not reported by this platform"),
     }
     if let Some(l) = &r.lateness {
-        println!(
+        outln!(
             "lateness (real clock, {} evictions at {}/s): p50 {} ms, p99 {} ms, max {} ms",
-            l.evictions, l.rate_per_second, l.p50_ms, l.p99_ms, l.max_ms
+            l.evictions,
+            l.rate_per_second,
+            l.p50_ms,
+            l.p99_ms,
+            l.max_ms
         );
     }
 }

@@ -2,8 +2,9 @@
 //! file, the line and the field, and one run reports them all.
 
 use super::{CheckConfig, ConfigErrors, NodeSpec, OpKind, PodSpec};
-use crate::api::{Operator, TaintEffect, Toleration};
-use crate::check::config::parse_taint;
+use crate::api::{Operator, Taint, TaintEffect, Toleration};
+use crate::check::config::checked_taint;
+use crate::limits;
 use crate::yaml::{self, Error, Field, Read};
 use saphyr::Scalar;
 use std::collections::BTreeSet;
@@ -96,7 +97,7 @@ impl Reader<'_> {
             cfg.pods = self.list(&c, |r, p| r.pod(p));
         }
         if let Some(c) = f.get("taints") {
-            cfg.taints = self.list(&c, |r, t| r.string(t).map(|s| parse_taint(&s)));
+            cfg.taints = self.list(&c, |r, t| r.taint(t));
         }
         if let Some(c) = f.get("append_tolerations") {
             cfg.append_tolerations = self.list(&c, |r, t| r.toleration(t));
@@ -113,16 +114,16 @@ impl Reader<'_> {
                 .and_then(|v| usize::try_from(v).ok())
         };
         // The ranges keep a mistyped figure from launching a search that never ends.
-        if let Some(v) = int("budget", 16) {
+        if let Some(v) = int("budget", i64::from(limits::BUDGET)) {
             cfg.budget = v as u8;
         }
         if let Some(v) = int("step_ms", 3_600_000) {
             cfg.step_ms = v as i64;
         }
-        if let Some(v) = int("horizon_ms", 86_400_000) {
+        if let Some(v) = int("horizon_ms", limits::HORIZON_MS) {
             cfg.horizon_ms = v as i64;
         }
-        if let Some(v) = int("workers", 64) {
+        if let Some(v) = int("workers", limits::WORKERS as i64) {
             cfg.workers = v;
         }
         if let Some(v) = int("node_channel_capacity", 100) {
@@ -135,6 +136,16 @@ impl Reader<'_> {
             cfg.processing_bound_ms = v as i64;
         }
         cfg
+    }
+
+    fn taint(&mut self, f: &Field) -> Option<Taint> {
+        match checked_taint(&self.string(f)?) {
+            Ok(taint) => Some(taint),
+            Err(problem) => {
+                self.invalid(f, &problem);
+                None
+            }
+        }
     }
 
     fn operation(&mut self, f: &Field) -> Option<OpKind> {
@@ -169,9 +180,9 @@ impl Reader<'_> {
             return None;
         }
         let name = self.name(f);
-        let taints = f.get("taints").map_or_else(Vec::new, |c| {
-            self.list(&c, |r, t| r.string(t).map(|s| parse_taint(&s)))
-        });
+        let taints = f
+            .get("taints")
+            .map_or_else(Vec::new, |c| self.list(&c, |r, t| r.taint(t)));
         Some(NodeSpec {
             name: name?,
             taints,

@@ -1,0 +1,142 @@
+//! `check --expect FILE`: a verdict set a run must reproduce exactly. The file is a YAML (or
+//! JSON) mapping from property (spec id such as `EVICT-1`, or the full name) to `holds`,
+//! `violated`, `example-found` or `no-example`; a property it does not list is expected to hold
+//! (`always`) or to have an example (`sometimes`). So an upstream profile's file lists its known
+//! races and nothing else. Spec: CHECK-1.
+
+use super::properties::{PropertyInfo, PROPERTIES};
+use super::run::{Report, Status};
+use crate::field::FieldPath;
+use crate::yaml::{self, Error, Errors, Node};
+use saphyr::{Scalar, YamlData};
+
+/// The verdicts a file expects, one per property in [`PROPERTIES`] order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expectation(Vec<Status>);
+
+/// The verdict names a file may use, and their statuses.
+const VERDICTS: [(&str, Status); 4] = [
+    ("holds", Status::Holds),
+    ("violated", Status::Violated),
+    ("example-found", Status::ExampleFound),
+    ("no-example", Status::NoExample),
+];
+
+impl Expectation {
+    /// Parses the file `file` holding `text`.
+    pub fn parse(file: &str, text: &str) -> Result<Expectation, Errors> {
+        let doc = yaml::load_one(file, text)?;
+        let error = |node: &Node, field: FieldPath, message: String| Error {
+            file: file.to_owned(),
+            line: Some(node.span.start.line()),
+            field,
+            message,
+        };
+        let YamlData::Mapping(entries) = &doc.data else {
+            let message = "expected a mapping from property to verdict".to_owned();
+            return Err(Errors(vec![error(&doc, FieldPath::root(), message)]));
+        };
+        let mut statuses: Vec<Status> = PROPERTIES
+            .iter()
+            .map(|p| Status::of(p.always, !p.always, true))
+            .collect();
+        let mut errors = Vec::new();
+        for (k, v) in entries {
+            let key = scalar(k);
+            let field = FieldPath::new(&key);
+            let Some(i) = PROPERTIES.iter().position(|p| p.id == key || p.name == key) else {
+                let ids: Vec<String> = PROPERTIES.iter().map(|p| format!("\"{}\"", p.id)).collect();
+                let message = format!(
+                    "Unsupported value: \"{key}\": supported values: {}",
+                    ids.join(", ")
+                );
+                errors.push(error(k, FieldPath::root(), message));
+                continue;
+            };
+            let value = scalar(v);
+            let Some(&(_, status)) = VERDICTS
+                .iter()
+                .find(|(name, _)| *name == value || name.replace('-', "_") == value)
+            else {
+                let names: Vec<String> = VERDICTS.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+                let message = format!(
+                    "Unsupported value: \"{value}\": supported values: {}",
+                    names.join(", ")
+                );
+                errors.push(error(v, field, message));
+                continue;
+            };
+            let property = &PROPERTIES[i];
+            if kind_of(status) != property.always {
+                let message = format!(
+                    "Invalid value: \"{value}\": {} is a `{}` property",
+                    property.id,
+                    if property.always {
+                        "always"
+                    } else {
+                        "sometimes"
+                    }
+                );
+                errors.push(error(v, field, message));
+                continue;
+            }
+            statuses[i] = status;
+        }
+        if errors.is_empty() {
+            Ok(Expectation(statuses))
+        } else {
+            Err(Errors(errors))
+        }
+    }
+
+    /// Every property whose verdict in `report` differs from the expected one, as a line
+    /// `ID: expected X, got Y`.
+    pub fn differences(&self, report: &Report) -> Vec<String> {
+        PROPERTIES
+            .iter()
+            .zip(&self.0)
+            .filter_map(|(p, expected)| {
+                let got = report.status(p.name)?;
+                (got != *expected).then(|| {
+                    format!(
+                        "{}: expected {}, got {}",
+                        p.id,
+                        verdict_name(*expected),
+                        report.verdict_text(got)
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// The expected verdict of `p`.
+    pub fn of(&self, p: &PropertyInfo) -> Status {
+        let i = PROPERTIES
+            .iter()
+            .position(|q| q.id == p.id)
+            .expect("one of PROPERTIES");
+        self.0[i]
+    }
+}
+
+/// The file's name of a complete run's verdict.
+fn verdict_name(s: Status) -> &'static str {
+    VERDICTS
+        .iter()
+        .find(|(_, v)| *v == s)
+        .map_or(s.as_str(), |(n, _)| n)
+}
+
+/// Whether `s` is a verdict of an `always` property.
+fn kind_of(s: Status) -> bool {
+    matches!(s, Status::Holds | Status::Violated | Status::NotRefuted)
+}
+
+fn scalar(n: &Node) -> String {
+    match &n.data {
+        YamlData::Value(Scalar::String(s)) => s.to_string(),
+        YamlData::Value(Scalar::Integer(i)) => i.to_string(),
+        YamlData::Value(Scalar::Boolean(b)) => b.to_string(),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,220 @@
+//! API server audit logs (`--audit-log-path`): `audit.k8s.io/v1` `Event` objects, one per line.
+//! From `ResponseComplete` entries: writes to pods and nodes whose response carries the object
+//! (level RequestResponse) become changes dated by `stageTimestamp`; Event objects go to
+//! [`super::events`]; the controller's own GET, status PATCH and DELETE of pods (recognised by
+//! its user) become `request` and `response` lines at `requestReceivedTimestamp` and
+//! `stageTimestamp`. Spec: IMPORT-4, IMPORT-5.
+
+use super::kubectl::parse;
+use super::{events, timestamp, Change, Collected, Object, Rank, Settings, Skip};
+use crate::api::{ResourceVersion, Uid};
+use crate::time::Time;
+use crate::trace::{RequestVerb, ResponseResult, TraceEvent};
+use serde_json::Value;
+
+/// The audit API version read (`audit.k8s.io/v1beta1` was removed in Kubernetes 1.24).
+const VERSION: &str = "audit.k8s.io/v1";
+
+/// Whether a JSON value is an audit entry rather than a watch event or an object.
+pub fn is_audit(v: &Value) -> bool {
+    v.get("auditID").is_some()
+        || v.get("apiVersion")
+            .and_then(Value::as_str)
+            .is_some_and(|a| a.starts_with("audit.k8s.io/"))
+}
+
+/// Reads one audit entry.
+pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), String> {
+    let s = |path: &str| v.pointer(path).and_then(Value::as_str);
+    match s("/apiVersion") {
+        Some(VERSION) => {}
+        other => {
+            return Err(format!(
+                "apiVersion: Unsupported value: {:?}: supported values: \"{VERSION}\"",
+                other.unwrap_or("")
+            ))
+        }
+    }
+    if s("/kind") != Some("Event") {
+        return Err("kind: Unsupported value: an audit entry is an \"Event\"".into());
+    }
+    if s("/stage") != Some("ResponseComplete") {
+        c.skip(Skip::AuditStage);
+        return Ok(());
+    }
+    let time = |field: &str| {
+        let text = s(&format!("/{field}")).ok_or_else(|| format!("{field}: Required value"))?;
+        timestamp(text).ok_or_else(|| format!("{field}: Invalid value: {text:?}: not RFC 3339"))
+    };
+    let received = time("requestReceivedTimestamp")?;
+    let done = time("stageTimestamp")?;
+    c.saw(done);
+    let id = s("/auditID").ok_or("auditID: Required value")?;
+    if !c.audit_ids.insert(id.to_string()) {
+        c.skip(Skip::Duplicate);
+        return Ok(());
+    }
+    let resource = s("/objectRef/resource").unwrap_or("");
+    let group = s("/objectRef/apiGroup").unwrap_or("");
+    let verb = s("/verb").unwrap_or("");
+    let user = s("/user/username").unwrap_or("");
+    let code = v
+        .pointer("/responseStatus/code")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let controller = settings.controller_users.contains(user);
+    if controller {
+        c.requests_given = true;
+    }
+    match (group, resource) {
+        ("", "pods") if controller => request(c, v, verb, code, (received, done)),
+        ("", "pods") | ("", "nodes") => write(c, v, verb, code, done),
+        ("", "events") | ("events.k8s.io", "events") => {
+            c.events_given = true;
+            let object = ["/responseObject", "/requestObject"]
+                .into_iter()
+                .filter_map(|p| v.pointer(p))
+                .find(|o| o.get("kind").and_then(Value::as_str) == Some("Event"));
+            match object {
+                Some(o) if (200..300).contains(&code) => {
+                    events::event(c, o, Some(done)).map_err(|e| format!("responseObject.{e}"))
+                }
+                Some(_) => {
+                    c.skip(Skip::FailedWrite);
+                    Ok(())
+                }
+                None => {
+                    c.skip(Skip::NoObject);
+                    Ok(())
+                }
+            }
+        }
+        _ => {
+            c.skip(Skip::OtherKind);
+            Ok(())
+        }
+    }
+}
+
+/// A write to a pod or a node by anyone: a change, when the entry carries the stored object.
+fn write(c: &mut Collected, v: &Value, verb: &str, code: i64, done: Time) -> Result<(), String> {
+    if !matches!(verb, "create" | "update" | "patch" | "delete") {
+        c.skip(Skip::Read);
+        return Ok(());
+    }
+    if !(200..300).contains(&code) {
+        c.skip(Skip::FailedWrite);
+        return Ok(());
+    }
+    let response = v.get("responseObject");
+    let object = match response.and_then(|o| o.get("kind")).and_then(Value::as_str) {
+        Some("Pod") => Object::Pod(Box::new(
+            parse(response.unwrap_or(&Value::Null), "Pod")
+                .map_err(|e| format!("responseObject.{e}"))?,
+        )),
+        Some("Node") => Object::Node(Box::new(
+            parse(response.unwrap_or(&Value::Null), "Node")
+                .map_err(|e| format!("responseObject.{e}"))?,
+        )),
+        _ => {
+            c.skip(Skip::NoObject);
+            return Ok(());
+        }
+    };
+    // A DELETE's response is the object: still there (Terminating) while a grace period runs.
+    let gone = verb == "delete"
+        && match &object {
+            Object::Pod(p) => p.metadata.deletion_grace_period_seconds.unwrap_or(0) == 0,
+            Object::Node(_) => true,
+        };
+    c.changes.push(Change {
+        object,
+        gone,
+        at: Some(done),
+    });
+    Ok(())
+}
+
+/// One of the controller's requests on a pod, and the API server's answer; its write, if it
+/// stored something, is a change as anyone's.
+fn request(
+    c: &mut Collected,
+    v: &Value,
+    verb: &str,
+    code: i64,
+    (received, done): (Time, Time),
+) -> Result<(), String> {
+    let s = |path: &str| v.pointer(path).and_then(Value::as_str);
+    let subresource = s("/objectRef/subresource").unwrap_or("");
+    let body = v.get("requestObject");
+    let trace_verb = match (verb, subresource) {
+        ("get", "") => RequestVerb::Get,
+        ("delete", "") => RequestVerb::Delete,
+        // The node lifecycle controller (the taint manager's user before 1.29) also patches
+        // pods' Ready condition; the taint manager's patch sets DisruptionTarget.
+        ("patch", "status") if body.is_none_or(|b| b.to_string().contains("DisruptionTarget")) => {
+            RequestVerb::Patch
+        }
+        _ => {
+            c.skip(Skip::OtherRequest);
+            return Ok(());
+        }
+    };
+    let (Some(namespace), Some(name)) = (s("/objectRef/namespace"), s("/objectRef/name")) else {
+        return Err("objectRef: Required value: namespace and name of the pod".into());
+    };
+    let uid_at = |path: &str| {
+        v.pointer(path)
+            .and_then(Value::as_str)
+            .map(|u| Uid(u.into()))
+    };
+    let request_uid = match trace_verb {
+        RequestVerb::Delete => uid_at("/requestObject/preconditions/uid"),
+        RequestVerb::Patch => uid_at("/requestObject/metadata/uid"),
+        _ => None,
+    };
+    let found = v
+        .get("responseObject")
+        .filter(|o| o.get("kind").and_then(Value::as_str) == Some("Pod"));
+    let result = match code {
+        200..=299 => ResponseResult::Ok,
+        404 => ResponseResult::NotFound,
+        409 => ResponseResult::PreconditionFailed,
+        _ => ResponseResult::Failed,
+    };
+    let response_rv = found
+        .and_then(|o| o.pointer("/metadata/resourceVersion"))
+        .and_then(Value::as_str)
+        .and_then(|rv| rv.parse().ok())
+        .filter(|_| trace_verb != RequestVerb::Delete)
+        .map(ResourceVersion);
+    c.next_request += 1;
+    let id = c.next_request;
+    c.outputs.push((
+        received,
+        Rank::Request,
+        TraceEvent::Request {
+            id,
+            verb: trace_verb,
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            uid: request_uid,
+            node: None,
+            resource_version: None,
+        },
+    ));
+    c.outputs.push((
+        done,
+        Rank::Response,
+        TraceEvent::Response {
+            id,
+            result,
+            uid: found.and_then(|_| uid_at("/responseObject/metadata/uid")),
+            resource_version: response_rv,
+        },
+    ));
+    if trace_verb == RequestVerb::Get {
+        return Ok(());
+    }
+    write(c, v, verb, code, done)
+}

@@ -1,0 +1,106 @@
+//! Event objects (core `v1` and `events.k8s.io/v1`, from kubectl or from the audit log) into
+//! `event` lines: only the taint eviction controller's `TaintManagerEviction` on pods, one line
+//! per occurrence its count adds (at most [`MAX_EVENT_OCCURRENCES`] per observation), dated by
+//! its latest occurrence (IMPORT-2, IMPORT-3).
+
+use super::{timestamp, Collected, Rank, Skip, MAX_EVENT_OCCURRENCES};
+use crate::core::EVENT_REASON;
+use crate::time::Time;
+use crate::trace::TraceEvent;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Per Event (namespace, name): the count already turned into lines.
+pub type Counts = BTreeMap<(String, String), i64>;
+
+/// The Event API versions read.
+const VERSIONS: [&str; 2] = ["v1", "events.k8s.io/v1"];
+
+/// Reads one Event object; `written` is when the API server stored it, where known (an audit
+/// entry's `stageTimestamp`): the latest occurrence happened no later than that, which bounds a
+/// second-precision timestamp's estimate (IMPORT-3).
+pub fn event(c: &mut Collected, v: &Value, written: Option<Time>) -> Result<(), String> {
+    let s = |path: &str| v.pointer(path).and_then(Value::as_str);
+    match s("/apiVersion") {
+        Some(version) if VERSIONS.contains(&version) => {}
+        other => {
+            return Err(format!(
+                "apiVersion: Unsupported value: {:?}: supported values: \"v1\", \
+                 \"events.k8s.io/v1\"",
+                other.unwrap_or("")
+            ))
+        }
+    }
+    c.events_given = true;
+    let precise = |path: &str| s(path).and_then(timestamp);
+    // The end of a second-precision timestamp's second: never earlier than the occurrence.
+    let second = |path: &str| s(path).and_then(timestamp).map(|t| Time(t.millis() + 999));
+    let t = precise("/series/lastObservedTime")
+        .or_else(|| second("/lastTimestamp"))
+        .or_else(|| second("/deprecatedLastTimestamp"))
+        .or_else(|| precise("/eventTime"))
+        .or_else(|| second("/firstTimestamp"))
+        .or_else(|| second("/deprecatedFirstTimestamp"));
+    let t = match (t, written) {
+        (Some(t), Some(w)) => Some(t.min(w)),
+        (t, w) => t.or(w),
+    };
+    if let Some(t) = t {
+        c.saw(t);
+    }
+    if s("/reason") != Some(EVENT_REASON) {
+        c.skip(Skip::OtherEvent);
+        return Ok(());
+    }
+    let object = if v.get("involvedObject").is_some() {
+        "/involvedObject"
+    } else {
+        "/regarding"
+    };
+    let field = |f: &str| s(&format!("{object}/{f}"));
+    let (Some("Pod"), Some(namespace), Some(name)) =
+        (field("kind"), field("namespace"), field("name"))
+    else {
+        c.skip(Skip::OtherEvent);
+        return Ok(());
+    };
+    let Some(t) = t else {
+        c.skip(Skip::EventWithoutTime);
+        return Ok(());
+    };
+    let message = s("/message").or_else(|| s("/note")).unwrap_or("");
+    let id = (
+        s("/metadata/namespace").unwrap_or("").to_string(),
+        s("/metadata/name").unwrap_or("").to_string(),
+    );
+    let count = ["/count", "/deprecatedCount", "/series/count"]
+        .iter()
+        .filter_map(|p| v.pointer(p))
+        .filter_map(|n| n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let seen = c.events.get(&id).copied().unwrap_or(0);
+    if seen >= count {
+        c.skip(Skip::EventRepeated);
+        return Ok(());
+    }
+    c.events.insert(id, count);
+    let added = count - seen;
+    let lines = added.min(MAX_EVENT_OCCURRENCES);
+    if added > lines {
+        let capped = usize::try_from(added - lines).unwrap_or(usize::MAX);
+        let entry = c.skipped.entry(Skip::EventOccurrencesCapped).or_default();
+        *entry = entry.saturating_add(capped);
+    }
+    for _ in 0..lines {
+        let line = TraceEvent::Event {
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            reason: EVENT_REASON.to_string(),
+            message: message.to_string(),
+        };
+        c.outputs.push((t, Rank::Event, line));
+    }
+    Ok(())
+}

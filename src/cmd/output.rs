@@ -1,0 +1,97 @@
+//! Everything a command writes goes through here: stdout and stderr that cannot be written
+//! (`> /dev/full`, `| head -1`) end the command with exit 2 instead of a panic, and output files
+//! never overwrite an input and are replaced whole or not at all.
+
+use super::failure::Failure;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// `println!` for commands: see [`print`].
+macro_rules! outln {
+    () => { $crate::cmd::output::print(format_args!("\n")) };
+    ($($arg:tt)*) => { $crate::cmd::output::print(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `print!` for commands: see [`print`].
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cmd::output::print(format_args!($($arg)*)) };
+}
+
+pub(crate) use {out, outln};
+
+/// Writes to stdout and flushes. If stdout is gone the command stops here with exit 2: quietly
+/// when the reader closed the pipe (`| head -1` has what it wanted), else with the reason on
+/// stderr (`taintcheck: stdout: No space left on device`).
+pub fn print(text: fmt::Arguments) {
+    let mut stdout = io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprint(&format!("taintcheck: stdout: {e}\n"));
+        }
+        std::process::exit(2);
+    }
+}
+
+/// Writes to stderr; a stderr that cannot be written is ignored (there is nowhere left to say
+/// so), never a panic.
+pub fn eprint(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Writes `text` to `path` for option `option` (`--trace`, `--witness`): refused if `path` names
+/// one of `inputs` (the same file under another name included), and written to a temporary file
+/// beside it then renamed, so that a failed write leaves the old file as it was.
+pub fn write_file(option: &str, path: &Path, text: &str, inputs: &[&Path]) -> Result<(), Failure> {
+    if let Some(input) = inputs.iter().find(|input| same_file(path, input)) {
+        return Err(Failure::usage(format!(
+            "{option} {}: refusing to overwrite the input {}",
+            path.display(),
+            input.display()
+        )));
+    }
+    let failed = |e: io::Error| Failure::usage(format!("{}: {e}", path.display()));
+    if path.metadata().is_ok_and(|m| !m.is_file()) {
+        // A device or a pipe (`--trace /dev/stdout`) cannot be replaced, only written.
+        return std::fs::write(path, text).map_err(failed);
+    }
+    let temporary = temporary_beside(path).map_err(failed)?;
+    let written = File::create(&temporary)
+        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(failed(e));
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are one file: the same canonical path, or the same device and inode (a
+/// hard link). A path that does not exist yet is no input.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ca), Ok(cb)) = (a.canonicalize(), b.canonicalize()) else {
+        return false;
+    };
+    if ca == cb {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(ma), Ok(mb)) = (a.metadata(), b.metadata()) {
+            return ma.dev() == mb.dev() && ma.ino() == mb.ino();
+        }
+    }
+    false
+}
+
+/// A fresh name in `path`'s directory (a rename across file systems would fail).
+fn temporary_beside(path: &Path) -> io::Result<PathBuf> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    let mut temporary = name.to_os_string();
+    temporary.push(format!(".taintcheck-{}.tmp", std::process::id()));
+    Ok(path.with_file_name(temporary))
+}

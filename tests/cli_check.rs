@@ -1,0 +1,313 @@
+//! `taintcheck check` in CI (spec CHECK-1, CHECK-3): exit 0 by default whatever the verdicts,
+//! 1 with `--gate` on a finding or with `--expect` on a difference, 2 on bad input; incomplete
+//! runs never say "holds"; JUnit XML, ITF traces and `--json` steps are structured.
+
+mod cli_support;
+
+use cli_support::{stderr, stdout, taintcheck};
+use std::path::PathBuf;
+use taintcheck_model::check::itf::{Trace, Value};
+use taintcheck_model::check::itf_state::VARS;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("taintcheck-cli-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn write(name: &str, text: &str) -> String {
+    let path = scratch(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+const N1: [&str; 5] = [
+    "check",
+    "--profile",
+    "latest",
+    "--config",
+    "timer-vs-cancel",
+];
+/// `latest` on `timer-vs-cancel`: N1 and N2, and no immediate, failed or restart evictions.
+const N1_VERDICTS: &str = "EVICT-1: violated\nCANCEL-1: violated\nSOME-1: no-example\n\
+                           SOME-4: no-example\nSOME-5: no-example\n";
+
+fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(more).copied().collect()
+}
+
+#[test]
+fn violations_exit_0_by_default_and_say_how_to_gate() {
+    let o = taintcheck(&N1);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("2 of 11 `always` properties violated, 3 of 5 `sometimes` properties without an example. Exit 0: --gate"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "  Explore it: taintcheck explore --config timer-vs-cancel --profile latest --property EVICT-1\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("(Explorer: http://127.0.0.1:3000/#/steps/0/"),
+        "{out}"
+    );
+}
+
+#[test]
+fn gate_fails_on_a_violation_and_passes_the_fixed_design() {
+    let o = taintcheck(&with(&N1, &["--gate"]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).ends_with(". --gate: exit 1.\n"),
+        "{}",
+        stdout(&o)
+    );
+    // `fixed` holds every `always` property here, but three `sometimes` have no example.
+    let o = taintcheck(&[
+        "check",
+        "--profile",
+        "fixed",
+        "--config",
+        "timer-vs-cancel",
+        "--gate",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("0 of 11 `always` properties violated, 3 of 5"));
+}
+
+#[test]
+fn expect_asserts_the_whole_verdict_set() {
+    let known = write("n1.yaml", N1_VERDICTS);
+    let o = taintcheck(&with(&N1, &["--expect", &known]));
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).ends_with(&format!("Expectation {known}: met.\n")));
+    // The fixed design differs exactly where the races were.
+    let o = taintcheck(&[
+        "check",
+        "--profile",
+        "fixed",
+        "--config",
+        "timer-vs-cancel",
+        "--expect",
+        &known,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).ends_with(&format!(
+            "Expectation {known}: 2 difference(s), exit 1:\n  \
+             EVICT-1: expected violated, got holds\n  CANCEL-1: expected violated, got holds\n"
+        )),
+        "{}",
+        stdout(&o)
+    );
+    // With --json the summary goes to stderr and stdout stays JSON.
+    let o = taintcheck(&with(&N1, &["--expect", &known, "--json"]));
+    assert_eq!(o.status.code(), Some(0));
+    serde_json::from_str::<serde_json::Value>(&stdout(&o)).expect("JSON on stdout");
+    assert!(stderr(&o).contains("met."));
+}
+
+#[test]
+fn bad_expectation_files_are_bad_input() {
+    let bad = write("bad.yaml", "EVICT-1: broken\n");
+    let o = taintcheck(&with(&N1, &["--expect", &bad]));
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "{bad}:1: EVICT-1: Unsupported value: \"broken\": supported values: \"holds\", \
+             \"violated\", \"example-found\", \"no-example\"\n"
+        )
+    );
+    assert_eq!(stdout(&o), "");
+    let o = taintcheck(&with(
+        &N1,
+        &["--expect", "tests/fixtures/does-not-exist.yaml"],
+    ));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("taintcheck: tests/fixtures/does-not-exist.yaml: "));
+}
+
+#[test]
+fn incomplete_runs_never_say_holds() {
+    let o = taintcheck(&[
+        "check",
+        "--profile",
+        "fixed",
+        "--config",
+        "default",
+        "--target-states",
+        "50",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["complete"], false);
+    let statuses: Vec<&str> = j["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].as_str().unwrap())
+        .collect();
+    assert!(!statuses.contains(&"holds"), "{statuses:?}");
+    assert!(statuses.contains(&"not_refuted"), "{statuses:?}");
+    let o = taintcheck(&[
+        "check",
+        "--profile",
+        "fixed",
+        "--config",
+        "default",
+        "--target-states",
+        "50",
+    ]);
+    let out = stdout(&o);
+    assert!(!out.contains(" holds\n"), "{out}");
+    assert!(out.contains("  EVICT-1 no eviction after observed taint removal  not refuted within "));
+}
+
+#[test]
+fn junit_has_one_case_per_property_and_fails_the_findings() {
+    let file = scratch("n1.xml");
+    let o = taintcheck(&with(&N1, &["--junit", file.to_str().unwrap()]));
+    assert_eq!(o.status.code(), Some(0));
+    let xml = std::fs::read_to_string(&file).unwrap();
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "));
+    assert_eq!(xml.matches("<testcase ").count(), 16, "{xml}");
+    assert_eq!(xml.matches("<failure ").count(), 5, "{xml}");
+    assert!(xml.contains("<testsuite name=\"taintcheck check latest/timer-vs-cancel\" tests=\"16\" failures=\"5\" skipped=\"0\""), "{xml}");
+    assert!(
+        xml.contains(
+            "name=\"EVICT-1 no eviction after observed taint removal\">\n      \
+             <failure message=\"violated\" type=\"violated\">  1. t="
+        ),
+        "{xml}"
+    );
+    // Balanced elements: every case is closed or self-closing.
+    let closed = xml.matches("</testcase>").count() + xml.matches("\"/>\n").count();
+    assert!(closed >= 16, "{xml}");
+    // With the known verdicts expected, the dashboard is green.
+    let known = write("n1-junit.yaml", N1_VERDICTS);
+    let o = taintcheck(&with(
+        &N1,
+        &["--junit", file.to_str().unwrap(), "--expect", &known],
+    ));
+    assert_eq!(o.status.code(), Some(0));
+    let xml = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(xml.matches("<failure ").count(), 0, "{xml}");
+}
+
+#[test]
+fn itf_traces_read_back_with_a_state_per_step() {
+    let dir = scratch("itf");
+    let o = taintcheck(&with(&N1, &["--itf", dir.to_str().unwrap(), "--json"]));
+    assert_eq!(o.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let mut files = 0;
+    for p in j["properties"].as_array().unwrap() {
+        let path = if p["counterexample"].is_null() {
+            &p["example"]
+        } else {
+            &p["counterexample"]
+        };
+        if path.is_null() {
+            continue;
+        }
+        files += 1;
+        let id = p["id"].as_str().unwrap();
+        let file = dir.join(format!("latest-timer-vs-cancel-{id}.itf.json"));
+        let trace = Trace::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let steps = path["steps"].as_array().unwrap();
+        assert_eq!(trace.states.len(), steps.len() + 1, "{id}");
+        assert_eq!(trace.vars, VARS.map(String::from).to_vec());
+        // The clock of each state is the time of the step taken from it.
+        for (state, step) in trace.states.iter().zip(steps) {
+            assert_eq!(
+                state["now"],
+                Value::Int(step["time_ms"].as_i64().unwrap().into())
+            );
+        }
+    }
+    // EVICT-1 and CANCEL-1, and the examples of SOME-2 and SOME-3.
+    assert_eq!(files, 4);
+}
+
+#[test]
+fn json_steps_are_fields_and_sometimes_properties_carry_examples() {
+    let o = taintcheck(&with(&N1, &["--json"]));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let props = j["properties"].as_array().unwrap();
+    let evict = &props[0];
+    assert_eq!(evict["id"], "EVICT-1");
+    assert_eq!(evict["status"], "violated");
+    assert!(evict["example"].is_null());
+    let steps = evict["counterexample"]["steps"].as_array().unwrap();
+    let first = &steps[0];
+    for field in ["number", "time_ms", "actor", "action", "outcome", "changed"] {
+        assert!(first.get(field).is_some(), "{field}: {first}");
+    }
+    // Some step is the environment removing the taint, which changes the API and queues a
+    // watch event for the node informer.
+    let removal = steps
+        .iter()
+        .find(|s| s["actor"] == "environment")
+        .expect("the environment acts");
+    assert!(removal["action"].as_str().unwrap().starts_with("env: "));
+    let changed: Vec<&str> = removal["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        changed.contains(&"api") && (changed.contains(&"nodes") || changed.contains(&"pods")),
+        "{changed:?}"
+    );
+    assert!(changed.contains(&"env"), "{changed:?}");
+    let cancel = props.iter().find(|p| p["id"] == "SOME-3").unwrap();
+    assert_eq!(cancel["status"], "example_found");
+    let example = cancel["example"]["steps"].as_array().unwrap();
+    assert!(
+        example
+            .iter()
+            .any(|s| s["outcome"].to_string().contains("Cancelling deletion")),
+        "{example:?}"
+    );
+}
+
+#[test]
+fn report_refuses_what_it_cannot_write() {
+    let o = taintcheck(&[
+        "report",
+        "EVICT-1",
+        "--profile",
+        "fixed",
+        "--config",
+        "timer-vs-cancel",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "taintcheck: EVICT-1 holds on --config timer-vs-cancel --profile fixed: nothing to report\n"
+    );
+    let o = taintcheck(&["report", "SOME-1", "--config", "timer-vs-cancel"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("taintcheck: PROPERTY: Unsupported value: \"SOME-1\""));
+    let file = scratch("n1.md");
+    let o = taintcheck(&[
+        "report",
+        "EVICT-1",
+        "--profile",
+        "latest",
+        "--config",
+        "timer-vs-cancel",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = std::fs::read_to_string(&file).unwrap();
+    assert!(md.starts_with("# NoExecute taint eviction: "), "{md}");
+}

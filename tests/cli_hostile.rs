@@ -1,0 +1,371 @@
+//! Hostile inputs and resource failures (specs/limits.md): every command answers a hostile file,
+//! a refused resource or an output naming an input with exit 2 and a message naming the file,
+//! never a panic, an abort or an overwritten input. The inputs are generated in a temporary
+//! directory; the limits keep every case small, so no case needs a time or memory cap.
+
+mod cli_support;
+
+use cli_support::{stderr, stdout, taintcheck};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("taintcheck-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn scratch(name: &str, text: &str) -> String {
+    let path = dir().join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// Exit 2, nothing on stdout, no panic, and stderr (short: no echoed input) containing `needle`.
+fn refused(args: &[&str], needle: &str) -> String {
+    refused_by(&taintcheck(args), args, needle)
+}
+
+fn refused_by(o: &Output, args: &[&str], needle: &str) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(stdout(o), "", "{args:?}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(err.len() < 4000, "{args:?}: {} bytes on stderr", err.len());
+    err
+}
+
+fn with_env(args: &[&str], var: &str, value: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_taintcheck"))
+        .args(args)
+        .env(var, value)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+const SCENARIO: &str = "specs/scenarios/docs-default-300s.yaml";
+
+#[test]
+fn deep_block_yaml_is_refused_by_every_reader() {
+    let deep = scratch("deep.yaml", &("- ".repeat(20_000) + "1\n"));
+    let map: String = (0..6_000)
+        .map(|i| format!("{}k:\n", " ".repeat(i)))
+        .collect();
+    let deep_map = scratch("deep-map.yaml", &map);
+    for file in [&deep, &deep_map] {
+        let at = format!("{file}:");
+        refused(&["validate", file], &at);
+        refused(&["explain", "--node", file, "--pod", file], &at);
+        refused(&["run", file], &at);
+        refused(&["expect", file], &at);
+        let e = refused(&["check", "--config", file], &at);
+        assert!(e.contains("nested more than 64 levels deep"), "{e}");
+    }
+}
+
+#[test]
+fn worker_and_thread_counts_are_bounded() {
+    let s = scratch(
+        "workers.yaml",
+        "name: w\nruntime: {workers: 1000000}\nnodes: [{name: n1}]\n",
+    );
+    let e = refused(
+        &["run", &s],
+        &format!("{s}:2: runtime.workers: Invalid value"),
+    );
+    assert!(e.contains("from 1 to 64"), "{e}");
+    refused(&["expect", &s], &format!("{s}:2:"));
+    refused(&["bench", "runtime", "--workers", "1000000"], "--workers");
+    refused(&["check", "--threads", "100000"], "--threads");
+    refused(&["check", "--threads", "0"], "--threads");
+    refused(&["check", "--workers", "1000"], "--workers");
+    refused(&["check", "--budget", "17"], "--budget");
+    refused(&["check", "--target-states", "0"], "--target-states");
+    refused(
+        &["check", "--pod-channel-capacity", "0"],
+        "--pod-channel-capacity",
+    );
+}
+
+#[test]
+fn explore_refuses_a_port_in_use_and_a_remote_address() {
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = busy.local_addr().unwrap().to_string();
+    refused(
+        &["explore", "--addr", &addr],
+        &format!("--addr: cannot listen on {addr}: "),
+    );
+    let e = refused(
+        &["explore", "--addr", "0.0.0.0:1"],
+        "not a loopback address",
+    );
+    assert!(e.contains("--allow-remote"), "{e}");
+}
+
+#[test]
+fn stdout_that_cannot_be_written_ends_with_exit_2() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_taintcheck"))
+        .args(["validate", "tests/fixtures/node-unreachable.yaml"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "taintcheck: stdout: No space left on device (os error 28)\n"
+    );
+    // A reader that went away (`| head -1`): quietly, and no panic.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taintcheck"))
+        .args(["run", SCENARIO])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn oversized_files_and_lines_are_refused_and_the_limit_can_be_raised() {
+    let zero = "/dev/zero";
+    let var = "TAINTCHECK_MAX_FILE_BYTES";
+    let o = with_env(&["validate", zero], var, "4096");
+    let e = refused_by(
+        &o,
+        &["validate", zero],
+        "/dev/zero: Too long: must have at most 4096",
+    );
+    assert!(e.contains(var), "{e}");
+    let o = with_env(&["check", "--config", zero], var, "4096");
+    refused_by(&o, &["check"], "/dev/zero: Too long");
+    let o = with_env(&["run", zero], var, "4096");
+    refused_by(&o, &["run"], "/dev/zero: Too long");
+    let o = with_env(&["conform", zero], "TAINTCHECK_MAX_LINE_BYTES", "4096");
+    refused_by(
+        &o,
+        &["conform"],
+        "/dev/zero:1: Too long: must have at most 4096 bytes",
+    );
+    // Raised, the same file reads.
+    let o = with_env(
+        &["validate", "tests/fixtures/node-unreachable.yaml"],
+        var,
+        "100",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = with_env(
+        &["validate", "tests/fixtures/node-unreachable.yaml"],
+        var,
+        "100000",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn directories_and_bad_utf8_are_named() {
+    let d = dir();
+    let d = d.to_str().unwrap();
+    refused(
+        &["validate", d],
+        &format!("{d}: cannot read file: it is a directory"),
+    );
+    refused(
+        &["run", d],
+        &format!("{d}: cannot read file: it is a directory"),
+    );
+    refused(
+        &["conform", d],
+        &format!("{d}: cannot read file: it is a directory"),
+    );
+    let bad = dir().join("bad-utf8.yaml");
+    std::fs::write(&bad, b"kind: Pod\nmetadata: {name: \xff}\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    refused(
+        &["validate", bad],
+        &format!("{bad}:2: invalid UTF-8 at byte"),
+    );
+}
+
+#[test]
+fn outputs_never_overwrite_inputs() {
+    let original = std::fs::read_to_string(SCENARIO).unwrap();
+    let s = scratch("self.yaml", &original);
+    refused(
+        &["run", &s, "--trace", &s],
+        "refusing to overwrite the input",
+    );
+    let link = dir().join("hard-link.yaml");
+    let _ = std::fs::remove_file(&link);
+    std::fs::hard_link(&s, &link).unwrap();
+    refused(
+        &["run", &s, "--trace", link.to_str().unwrap()],
+        "refusing to overwrite the input",
+    );
+    assert_eq!(std::fs::read_to_string(&s).unwrap(), original);
+    // A trace that violates, with the witness aimed at the trace itself.
+    let trace = dir().join("t.ndjson");
+    let o = taintcheck(&["run", SCENARIO, "--trace", trace.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = trace.to_str().unwrap();
+    let before = std::fs::read_to_string(t).unwrap();
+    let o = taintcheck(&[
+        "conform",
+        t,
+        "--latency-bound-ms",
+        "0",
+        "--profile",
+        "v1.18",
+    ]);
+    if o.status.code() == Some(1) {
+        let o = taintcheck(&[
+            "conform",
+            t,
+            "--latency-bound-ms",
+            "0",
+            "--profile",
+            "v1.18",
+            "--witness",
+            t,
+        ]);
+        refused_by(&o, &["conform"], "refusing to overwrite the input");
+    }
+    assert_eq!(std::fs::read_to_string(t).unwrap(), before);
+}
+
+#[test]
+fn misspelt_expectation_profiles_and_duplicates_are_errors() {
+    let text = std::fs::read_to_string(SCENARIO).unwrap();
+    let s = scratch("typo.yaml", &text.replace("  all:", "  lastest:"));
+    let e = refused(&["run", &s], &format!("{s}:"));
+    assert!(e.contains("expect.lastest: unknown field"), "{e}");
+    assert!(e.contains("\"latest\""), "{e}");
+    let s = scratch(
+        "dup.yaml",
+        "name: d\nnodes:\n  - {name: n1}\n  - {name: n1}\npods:\n  - {name: a, node: n1}\n  - {name: a, node: n1}\n",
+    );
+    let e = refused(
+        &["run", &s],
+        &format!("{s}:4: nodes[1].name: Duplicate value: \"n1\": also at line 3"),
+    );
+    assert!(
+        e.contains(&format!("{s}:7: pods[1].name: Duplicate value")),
+        "{e}"
+    );
+    let c = scratch(
+        "taints.yaml",
+        "nodes: [{name: n1}]\npods: [{name: p1, node: n1}]\ntaints: [\"k=v=w:::\"]\n",
+    );
+    refused(
+        &["check", "--config", &c],
+        &format!("{c}:3: taints[0]: Invalid value: \"k=v=w:::\""),
+    );
+    refused(
+        &["check", "--taint-keys", "k=v=w:::"],
+        "--taint-keys: Invalid value",
+    );
+}
+
+#[test]
+fn traces_reusing_a_request_id_and_empty_traces_are_bad_input() {
+    let header = r#"{"t":0,"kind":"header","version":1,"source":"test"}"#;
+    let request =
+        r#"{"t":5,"kind":"request","id":1,"verb":"delete","namespace":"default","name":"a"}"#;
+    let text = format!("{header}\n{request}\n{request}\n");
+    let e = taintcheck_model::trace::parse_trace("dup.ndjson", &text).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "dup.ndjson:3: id: Duplicate value: 1: request ids are unique in a trace (TRACE-4)"
+    );
+    let empty = scratch("empty.ndjson", "");
+    refused(
+        &["bench", "oracle", "--trace", &empty],
+        &format!("{empty}:1: kind: expected the header"),
+    );
+    let t = scratch(
+        "serde.ndjson",
+        &format!("{header}\n{{\"t\":1,\"kind\":\"nope\"}}\n"),
+    );
+    let e = refused(&["conform", &t], &format!("{t}:2: "));
+    assert!(!e.contains("line 1 column"), "{e}");
+}
+
+#[test]
+fn huge_values_are_shortened_in_messages() {
+    // YAML caps an implicit key at 1024 characters; values have no such cap.
+    let s = scratch(
+        "huge-key.yaml",
+        &format!("name: h\n{}: 1\n", "k".repeat(1000)),
+    );
+    let key = "k".repeat(100_000);
+    let e = refused(&["run", &s], &format!("{s}:2: kkkk"));
+    assert!(e.contains("more bytes"), "{e}");
+    let pod = format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c, image: i}}]\n  tolerations: [{{key: {key}, operator: Exists}}]\n"
+    );
+    let p = scratch("huge-pod.yaml", &pod);
+    refused(
+        &["validate", &p],
+        &format!("{p}:6: spec.tolerations[0].key: Invalid value"),
+    );
+}
+
+/// A `kind: List` is read in time linear in its items (its line index is sliced per item, not
+/// scanned): 20,000 pods, which took minutes when it was quadratic.
+#[test]
+fn large_lists_validate() {
+    let item = "  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n    spec:\n      containers: [{name: c, image: i}]\n";
+    let list = format!(
+        "apiVersion: v1\nkind: List\nitems:\n{}",
+        item.repeat(20_000)
+    );
+    let f = scratch("list.yaml", &list);
+    let o = taintcheck(&["validate", &f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "20000 object(s) valid\n");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Arbitrary bytes never panic any reader: each answers with a value or an error.
+    #[test]
+    fn arbitrary_bytes_never_panic_a_reader(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = taintcheck_model::manifest::read_str("f.yaml", &text);
+        let _ = taintcheck_model::scenario::parse_scenario("f.yaml", &text);
+        let _ = taintcheck_model::check::config::CheckConfig::parse("f.yaml", "f", &text);
+        let _ = taintcheck_model::trace::parse_trace("f.ndjson", &text);
+    }
+
+    /// YAML-shaped noise reaches deeper into the readers than raw bytes.
+    #[test]
+    fn yaml_shaped_noise_never_panics_a_reader(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                Just("- "), Just(": "), Just("\n"), Just("  "), Just("["), Just("]"), Just("{"),
+                Just("}"), Just(","), Just("&a "), Just("*a"), Just("name"), Just("nodes"),
+                Just("pods"), Just("kind: Pod"), Just("apiVersion: v1"), Just("taints"),
+                Just("\"k=v:NoExecute\""), Just("1"), Just("-1"), Just("300s"), Just("null"),
+                Just("{\"t\":0,\"kind\":\"header\",\"version\":1}"),
+            ],
+            0..64,
+        )
+    ) {
+        let text: String = parts.concat();
+        let _ = taintcheck_model::manifest::read_str("f.yaml", &text);
+        let _ = taintcheck_model::scenario::parse_scenario("f.yaml", &text);
+        let _ = taintcheck_model::check::config::CheckConfig::parse("f.yaml", "f", &text);
+        let _ = taintcheck_model::trace::parse_trace("f.ndjson", &text);
+    }
+}

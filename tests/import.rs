@@ -1,0 +1,340 @@
+//! The recordings corpus (`tests/fixtures/recordings/`): each scenario as kubectl prints it
+//! (`pods.json`, `nodes.json`, `events.json` from `kubectl get KIND -A --watch
+//! --output-watch-events -o json`), as the API server's audit log (`audit.log`), and both
+//! together, imported and judged by `conform` as a user runs them. Spec: specs/import.md.
+
+mod cli_support;
+
+use cli_support::{stderr, stdout, taintcheck};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Which files of a scenario to import.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    Kubectl,
+    Audit,
+    Both,
+}
+
+impl Source {
+    const ALL: [Source; 3] = [Source::Kubectl, Source::Audit, Source::Both];
+
+    fn files(self, scenario: &str) -> Vec<String> {
+        let dir = format!("tests/fixtures/recordings/{scenario}");
+        let names: &[&str] = match self {
+            Source::Kubectl => &["pods.json", "nodes.json", "events.json"],
+            Source::Audit => &["audit.log"],
+            Source::Both => &["pods.json", "nodes.json", "events.json", "audit.log"],
+        };
+        names.iter().map(|n| format!("{dir}/{n}")).collect()
+    }
+
+    /// kubectl's times have one-second precision (IMPORT-3): one second more than the
+    /// controller's latency.
+    fn bound(self) -> &'static str {
+        match self {
+            Source::Kubectl => "2000",
+            Source::Audit | Source::Both => "1000",
+        }
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("taintcheck-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Imports `scenario` from `source` and returns the trace's path and the import's stderr.
+fn import(scenario: &str, source: Source) -> (PathBuf, String) {
+    let trace = scratch(&format!("{scenario}-{source:?}.ndjson"));
+    let mut args = vec!["import".to_string()];
+    args.extend(source.files(scenario));
+    args.extend(["-o".into(), trace.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = taintcheck(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    (trace, stderr(&out))
+}
+
+/// `conform --json` on the imported scenario: exit code and verdict.
+fn conform(scenario: &str, source: Source) -> (i32, Value) {
+    let (trace, _) = import(scenario, source);
+    let t = trace.display().to_string();
+    let out = taintcheck(&[
+        "conform",
+        &t,
+        "--json",
+        "--latency-bound-ms",
+        source.bound(),
+    ]);
+    let verdict = serde_json::from_str(stdout(&out).trim()).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), verdict)
+}
+
+#[test]
+#[ignore = "a false alarm of today's oracle, issue 26: the audit log shows the Marking Event \
+            created after the controller's GET (upstream's recorder sends events from its own \
+            goroutine), and the oracle wants the event first"]
+fn conforming_scenarios_conform_from_every_source() {
+    let scenarios = [
+        "evicted-after-300s",
+        "recovers-in-time",
+        "tolerates-forever",
+        "statefulset-successor",
+    ];
+    for scenario in scenarios {
+        for source in Source::ALL {
+            let (code, verdict) = conform(scenario, source);
+            assert_eq!(
+                (code, &verdict["verdict"]),
+                (0, &Value::from("conforms")),
+                "{scenario} from {source:?}: {verdict}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_premature_eviction_is_rejected_in_wall_clock_time() {
+    for source in Source::ALL {
+        let (code, verdict) = conform("premature-eviction", source);
+        assert_eq!(code, 1, "{source:?}: {verdict}");
+        let v = &verdict["violation"];
+        let message = v["message"].as_str().unwrap();
+        // 08:02:48 is 128 s after the taint of 08:00:40; the default toleration is 300 s. From
+        // the audit log, the first line no legal behaviour explains is the controller's GET.
+        assert!(
+            message.contains("at 2025-11-25T08:02:48")
+                && message.contains(" after node.kubernetes.io/unreachable appeared")
+                && message.contains(
+                    "it tolerates node.kubernetes.io/unreachable for 300 s from 2025-11-25T08:00:40"
+                ),
+            "{source:?}: {message}"
+        );
+        assert!(
+            v["time"]
+                .as_str()
+                .unwrap()
+                .starts_with("2025-11-25T08:02:48"),
+            "{v}"
+        );
+        assert!(!message.contains("1764"), "epoch seconds in {message}");
+    }
+}
+
+#[test]
+fn a_missed_eviction_is_found_at_the_recordings_end_without_until() {
+    for source in Source::ALL {
+        let (code, verdict) = conform("missed-eviction", source);
+        assert_eq!(code, 1, "{source:?}: {verdict}");
+        let v = &verdict["violation"];
+        assert_eq!(v["line"], Value::Null, "{v}");
+        let message = v["message"].as_str().unwrap();
+        assert!(
+            message.contains("should have been") && message.contains("by 2025-11-25T08:05:4"),
+            "{source:?}: {message}"
+        );
+    }
+    // An explicit --until before the deadline finds nothing missing yet.
+    let (trace, _) = import("missed-eviction", Source::Audit);
+    let t = trace.display().to_string();
+    let out = taintcheck(&["conform", &t, "--until", "2025-11-25T08:04:00Z"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = taintcheck(&["conform", &t, "--until", "tomorrow"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("RFC 3339"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_header_states_start_end_and_what_was_given() {
+    let header = |source| {
+        let (trace, _) = import("evicted-after-300s", source);
+        let text = std::fs::read_to_string(trace).unwrap();
+        serde_json::from_str::<Value>(text.lines().next().unwrap()).unwrap()
+    };
+    let kubectl = header(Source::Kubectl);
+    assert_eq!(kubectl["start"], "2025-11-25T07:59:55Z", "{kubectl}");
+    assert_eq!(kubectl["observed"], serde_json::json!(["events"]));
+    let audit = header(Source::Audit);
+    assert_eq!(audit["observed"], serde_json::json!(["requests", "events"]));
+    assert!(audit["end"].as_i64().unwrap() > 0, "{audit}");
+    // Without the events file, events are not claimed.
+    let trace = scratch("no-events.ndjson");
+    let out = taintcheck(&[
+        "import",
+        "tests/fixtures/recordings/evicted-after-300s/pods.json",
+        "tests/fixtures/recordings/evicted-after-300s/nodes.json",
+        "-o",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(trace).unwrap();
+    assert!(
+        text.lines().next().unwrap().contains("\"observed\":[]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn audit_and_kubectl_together_merge_duplicates() {
+    let (trace, err) = import("evicted-after-300s", Source::Both);
+    assert!(err.contains(" duplicate"), "{err}");
+    let text = std::fs::read_to_string(trace).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds = |kind: &str| lines.iter().filter(|l| l["kind"] == kind).count();
+    // One taint change; the pod created once (rv 990, only the audit log has it: kubectl's
+    // watch starts later and lists the pod at rv 1001 as ADDED), then its write at rv 1001,
+    // the DisruptionTarget and the terminating write: each once though both sources show the
+    // last three; one GET, PATCH and DELETE with their responses; one event.
+    assert_eq!(kinds("node_modified"), 1, "{text}");
+    assert_eq!(kinds("pod_added"), 1, "{text}");
+    assert_eq!(kinds("pod_modified"), 3, "{text}");
+    let versions: Vec<u64> = lines
+        .iter()
+        .filter(|l| l["kind"] == "pod_added" || l["kind"] == "pod_modified")
+        .map(|l| l["rv"].as_u64().unwrap())
+        .collect();
+    assert_eq!(versions, [990, 1001, 1200, 1201], "{text}");
+    assert_eq!((kinds("request"), kinds("response")), (3, 3), "{text}");
+    assert_eq!(kinds("event"), 1, "{text}");
+    // The status-only change is dated by the audit log, to the millisecond: 08:05:40.541, from
+    // a start at the first line's second (the audit log's first entry, at 07:30:00).
+    assert_eq!(lines[0]["start"], "2025-11-25T07:30:00Z");
+    let dt = lines
+        .iter()
+        .find(|l| l["disruption_target"] == true)
+        .unwrap();
+    assert_eq!(dt["t"], 2_140_541, "{dt}");
+}
+
+#[test]
+fn status_writes_are_dated_by_their_own_managed_fields_entry() {
+    let (trace, _) = import("evicted-after-300s", Source::Kubectl);
+    let text = std::fs::read_to_string(trace).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let dt = lines
+        .iter()
+        .find(|l| l["disruption_target"] == true)
+        .unwrap();
+    // 08:05:40, the status entry's time, 345 s after the start (the first line's second,
+    // 07:59:55); not the pod's last spec write (07:30:00).
+    assert_eq!(lines[0]["start"], "2025-11-25T07:59:55Z");
+    assert_eq!(dt["t"], 345_000, "{dt}");
+}
+
+#[test]
+fn other_formats_and_bad_entries_are_errors_with_file_and_line() {
+    let dir = scratch("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "yaml.json",
+            "type: ADDED\nobject:\n  kind: Pod\n",
+            "yaml.json:1: this is YAML",
+        ),
+        (
+            "wide.json",
+            "NAME    READY   STATUS\nweb-0   1/1     Running\n",
+            "wide.json:1: this is kubectl's table output",
+        ),
+        (
+            "trunc.log",
+            "{\"type\":\"BOOKMARK\",\"object\":{}}\n{\"type\":\"ADDED\",\"obj",
+            "trunc.log:2: truncated JSON",
+        ),
+        (
+            "v1beta1.log",
+            "{\"kind\":\"Event\",\"apiVersion\":\"audit.k8s.io/v1beta1\",\"auditID\":\"a\"}\n",
+            "v1beta1.log:1: apiVersion: Unsupported value: \"audit.k8s.io/v1beta1\"",
+        ),
+        (
+            "type.json",
+            "{\"type\":\"REPLACED\",\"object\":{}}",
+            "type.json:1: type: Unsupported value: \"REPLACED\"",
+        ),
+        (
+            "noobject.json",
+            "\n{\"type\":\"ADDED\"}",
+            "noobject.json:2: object: Required value",
+        ),
+        ("array.json", "[]", "array.json:1: expected a JSON object"),
+    ];
+    for (name, text, expected) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = taintcheck(&["import", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(expected), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // Out of order within one watch file.
+    let pods =
+        std::fs::read_to_string("tests/fixtures/recordings/evicted-after-300s/pods.json").unwrap();
+    let values: Vec<Value> = serde_json::Deserializer::from_str(&pods)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let reversed: String = values.iter().rev().map(|v| format!("{v}\n")).collect();
+    let path = dir.join("reversed.json");
+    std::fs::write(&path, reversed).unwrap();
+    let out = taintcheck(&["import", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("reversed.json:2: object.metadata.resourceVersion: 1200 is older than 1201"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_events_count_costs_bounded_lines_and_strict_refuses_lossy_skips() {
+    let dir = scratch("count");
+    std::fs::create_dir_all(&dir).unwrap();
+    let event = r#"{"apiVersion":"v1","kind":"Event","count":2000000000,"reason":"TaintManagerEviction","message":"Marking for deletion Pod default/web-0","involvedObject":{"kind":"Pod","namespace":"default","name":"web-0"},"lastTimestamp":"2025-11-25T08:05:40Z","metadata":{"name":"e","namespace":"default"}}"#;
+    let path = dir.join("events.json");
+    std::fs::write(&path, event).unwrap();
+    let out = taintcheck(&["import", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 1 + 100);
+    assert!(
+        stderr(&out).contains("1999999900 event_occurrences_capped"),
+        "{}",
+        stderr(&out)
+    );
+    let out = taintcheck(&["import", path.to_str().unwrap(), "--strict"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--strict: skipped 1999999900 event_occurrences_capped"));
+}
+
+#[test]
+fn another_controller_user_is_configurable() {
+    // With another user named, the taint eviction controller's requests are not the
+    // controller's: requests are not claimed as observed.
+    let trace = scratch("user.ndjson");
+    let out = taintcheck(&[
+        "import",
+        "tests/fixtures/recordings/evicted-after-300s/audit.log",
+        "--controller-user",
+        "system:kube-controller-manager",
+        "-o",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(trace).unwrap();
+    assert!(!text.contains("\"kind\":\"request\""), "{text}");
+    assert!(text
+        .lines()
+        .next()
+        .unwrap()
+        .contains("\"observed\":[\"events\"]"));
+}
