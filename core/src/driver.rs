@@ -3,7 +3,7 @@
 //! the controller run step by step in a fixed fair order. Not the runtime: one thread, no
 //! channels, no real timers; just enough to replay upstream's unit tests and scenarios.
 
-use super::{ApiResult, Config, Controller, Effect, Immediate, Step, Verb};
+use super::{ApiResult, Config, Controller, Effect, Immediate, Step, Verb, WorkId};
 use crate::api::{Node, Pod, PodKey, ResourceVersion};
 use crate::api_server::{self, StoredPod, Write};
 pub use crate::cluster::Cluster;
@@ -126,10 +126,15 @@ impl Driver {
         }
     }
 
-    /// Answer every pending request once, in id order.
+    /// Answer every pending request once, in id order; each work then takes its answer in
+    /// (its `ContinueWork` step), which may send its next request.
     pub fn respond_all(&mut self) {
         let requests: Vec<_> = self.controller.pending_requests().cloned().collect();
+        let works: Vec<_> = requests.iter().map(|r| WorkId(r.id.0)).collect();
         self.respond(requests);
+        for work in works {
+            self.step(Step::ContinueWork(work));
+        }
     }
 
     fn respond(&mut self, requests: Vec<super::ApiRequest>) {

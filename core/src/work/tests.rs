@@ -122,6 +122,7 @@ fn fixed_retries_past_the_last_attempt_after_a_recheck() {
     }
 }
 
+/// The spawned work starts and, if it marked the pod, takes its next step (its first request).
 fn start(q: &mut TimedQueue, id: WorkId, profile: &Profile, view: &Cluster) -> Vec<Effect> {
     let arrivals = Arrivals::default();
     let cx = Context {
@@ -132,6 +133,9 @@ fn start(q: &mut TimedQueue, id: WorkId, profile: &Profile, view: &Cluster) -> V
     };
     let mut out = vec![];
     assert!(start_work(q, id, cx, &mut out));
+    if q.work(id).is_some_and(|w| w.phase == WorkPhase::Marked) {
+        assert!(continue_work(q, id, cx, &mut out));
+    }
     out
 }
 
