@@ -80,7 +80,7 @@ fn conform_accepts_within_the_bound_and_explains_and_reproduces_a_violation() {
     assert_eq!(code, 1, "{out}");
     assert!(
         out.contains(
-            ":6: default/web-0 should have been marked for deletion by 310.000s (it \
+            ":6: default/web-0 should have been marked for deletion by 310.200s (it \
                       tolerates maintenance for 300 s from 10.000s"
         ),
         "{out}"
@@ -221,14 +221,14 @@ fn expect_states_the_envelope_per_incarnation() {
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains(
-            "default/web-0 (uid web-0-1): must be deleted at 300.000s: it tolerates \
+            "default/web-0 (uid web-0-1): must be deleted within [300.000s, 300.200s]: it tolerates \
                       node.kubernetes.io/unreachable for 300 s from 0.000s"
         ),
         "{out}"
     );
     // The resurrected tombstone (N3) is a race in 1.18: the successor may or may not go.
     assert!(
-        out.contains("default/web-0 (uid web-0-2): may be deleted within [700.000s, 700.000s]"),
+        out.contains("default/web-0 (uid web-0-2): may be deleted within [700.000s, 700.200s]"),
         "{out}"
     );
     let (code, out, _) = taintcheck(&["expect", s, "--profile", "fixed", "--json"], None);

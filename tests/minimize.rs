@@ -40,7 +40,7 @@ fn n1_needs_one_pod_and_one_change_while_the_work_runs() {
         "EVICT-1",
         "budget 1, operations [set_seconds], 1 node(s), 1 pod(s), 1 worker(s), 1 taint(s) to add, \
          1 seconds choice(s), horizon 1000 ms, channel capacities 1/1",
-        7,
+        10,
     );
 }
 
@@ -53,7 +53,7 @@ fn n5_needs_one_recreation() {
         "UID-1",
         "budget 1, operations [recreate_pod], 1 node(s), 1 pod(s), 1 worker(s), 1 taint(s) to add, \
          0 seconds choice(s), horizon 2000 ms, channel capacities 1/1",
-        8,
+        11,
     );
 }
 

@@ -179,7 +179,7 @@ fn every_table_row_has_a_test_and_a_full_width() {
 /// means the model or the core changed behaviour; re-derive and review, never just bump.
 #[test]
 fn unique_state_counts_are_pinned_on_timer_vs_cancel() {
-    for (profile, unique) in [("v1.18", 406), ("latest", 412), ("fixed", 295)] {
+    for (profile, unique) in [("v1.18", 556), ("latest", 598), ("fixed", 452)] {
         assert_eq!(
             check(profile, "timer-vs-cancel").unique_states,
             unique,

@@ -2,6 +2,10 @@
 //!
 //! * every trace of the correct runtime conforms: the corpus and at least 1,000 random
 //!   scenarios per profile, zero false alarms;
+//! * every trace of the runtime with injected execution time (each work step and each event's
+//!   recording up to the oracle's step slack late, RT-JIT-1) conforms: traces the core does not
+//!   produce in one step, as an implementation on a real clock writes them (ORACLE-11); a few
+//!   scenarios per profile in CI, 1,000 behind `#[ignore]`;
 //! * every deliberately wrong runtime (`impl/src/mutants.rs`) is rejected on some scenario of the
 //!   corpus or of the random ones: the kill rate, per mutant and profile.
 //!
@@ -12,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use taintcheck_model::oracle::{Error, Options, Oracle, Summary};
+use taintcheck_model::oracle::{Error, Options, Oracle, Summary, DEFAULT_STEP_SLACK};
 use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::{
     parse_scenario, Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp,
@@ -20,7 +24,10 @@ use taintcheck_model::scenario::{
 use taintcheck_model::taint_syntax::TaintSpec;
 use taintcheck_model::time::{Duration, Time};
 use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
-use taintcheck_runtime::driver::{run_scenario, run_scenario_mutated, ClockKind};
+use taintcheck_runtime::driver::{
+    run_scenario, run_scenario_jittered, run_scenario_mutated, ClockKind,
+};
+use taintcheck_runtime::jitter::Jitter;
 use taintcheck_runtime::mutants::Mutant;
 
 fn corpus() -> Vec<Scenario> {
@@ -102,6 +109,50 @@ fn every_trace_of_the_correct_runtime_conforms() {
         );
     }
     assert!(false_alarms.is_empty(), "{}", false_alarms.join("\n"));
+}
+
+/// Corpus and `count` random scenarios per profile, run with up to `jitter` of injected
+/// execution time and checked with the default step slack: the false alarms.
+fn jittered_false_alarms(count: u64, jitter: Duration) -> Vec<String> {
+    let mut false_alarms = Vec::new();
+    for profile in profiles() {
+        let scenarios = corpus()
+            .into_iter()
+            .map(|s| (s.name.clone(), s))
+            .chain((0..count).map(|seed| (format!("seed {seed}"), random_scenario(seed))));
+        let mut checked = 0;
+        for (i, (name, s)) in scenarios.enumerate() {
+            let report = run_scenario_jittered(&s, profile, Jitter::up_to(jitter, i as u64));
+            if let Err(e) = check(&s, profile, &report.records) {
+                false_alarms.push(format!("{name} [{}] jitter seed {i}: {e}", profile.name));
+            }
+            checked += 1;
+        }
+        println!(
+            "oracle accuracy: {checked} traces of {} with up to {} ms of injected execution \
+             time: {} false alarms",
+            profile.name,
+            jitter.0,
+            false_alarms
+                .iter()
+                .filter(|f| f.contains(&format!("[{}]", profile.name)))
+                .count()
+        );
+    }
+    false_alarms
+}
+
+#[test]
+fn traces_with_injected_execution_time_conform() {
+    let alarms = jittered_false_alarms(20, DEFAULT_STEP_SLACK);
+    assert!(alarms.is_empty(), "{}", alarms.join("\n"));
+}
+
+#[test]
+#[ignore = "1,000 random scenarios per profile: cargo test --release --test oracle -- --ignored"]
+fn a_thousand_traces_with_injected_execution_time_conform() {
+    let alarms = jittered_false_alarms(random_count().max(1000), DEFAULT_STEP_SLACK);
+    assert!(alarms.is_empty(), "{}", alarms.join("\n"));
 }
 
 #[test]

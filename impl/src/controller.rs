@@ -12,6 +12,7 @@
 use crate::api::ApiServer;
 pub use crate::informer::InformerLags;
 use crate::informer::{Cache, Change, Informers};
+use crate::jitter::Jitter;
 use crate::mutants::{Boundary, Mutation};
 use crate::probe::{observe, Key, Probe, Probed};
 use crate::recorder::Recorder;
@@ -72,6 +73,8 @@ struct Shared {
     serial: bool,
     probe: Option<Probe>,
     mutant: Mutation,
+    /// Injected execution time (RT-JIT-1): off outside the oracle's accuracy tests.
+    jitter: Jitter,
 }
 
 /// A running controller. Dropping it does not stop it: call [`Controller::stop`].
@@ -106,6 +109,7 @@ impl Controller {
             timers,
             recorder,
             lags,
+            jitter: Jitter::none(),
         };
         Controller::launch(config, &env, probe, Mutation::default())
     }
@@ -140,6 +144,7 @@ impl Controller {
             serial: timers.clock().as_virtual().is_some_and(|v| v.is_serial()),
             probe,
             mutant,
+            jitter: env.jitter.clone(),
         });
         let observer = shared.clone();
         let informers = Informers::start(
@@ -206,6 +211,7 @@ pub(crate) struct Env<'a> {
     pub timers: &'a TimerService,
     pub recorder: &'a Recorder,
     pub lags: InformerLags,
+    pub jitter: Jitter,
 }
 
 impl Shared {
@@ -368,7 +374,7 @@ impl Shared {
         }
         for effect in effects {
             match effect {
-                Effect::Event(e) => self.recorder.record(TraceEvent::Event {
+                Effect::Event(e) => self.record_event(TraceEvent::Event {
                     namespace: e.pod.namespace.to_string(),
                     name: e.pod.name.to_string(),
                     reason: e.reason().to_string(),
@@ -385,16 +391,37 @@ impl Shared {
 
     /// Each work step the core newly offers (a spawned work's start, a running work's next
     /// step, a finished work's completion) runs on its own "goroutine": a timer-service
-    /// callback at `now`.
+    /// callback at `now`, or up to the injected jitter later (RT-JIT-1).
     fn schedule_work_steps(self: &Arc<Self>, s: &mut State, now: Time) {
         let mut steps: Vec<Step> = Vec::new();
         s.core.poll_work_steps(&mut steps);
         for step in steps {
             if s.scheduled.insert(step.clone()) {
                 let me = self.clone();
-                self.timers.arm(now, Box::new(move || me.work_step(step)));
+                let at = now.plus(self.jitter.delay());
+                self.timers.arm(at, Box::new(move || me.work_step(step)));
             }
         }
+    }
+
+    /// Records an event at once, or, under injected jitter, from a callback up to the jitter
+    /// later, as upstream's recorder does from its broadcaster goroutine (RT-JIT-1). An event
+    /// still on its way when the incarnation stops is lost with it.
+    fn record_event(self: &Arc<Self>, event: TraceEvent) {
+        if !self.jitter.is_on() {
+            self.recorder.record(event);
+            return;
+        }
+        let me = self.clone();
+        let at = self.timers.now().plus(self.jitter.delay());
+        self.timers.arm(
+            at,
+            Box::new(move || {
+                if !lock(&me.state).stopped {
+                    me.recorder.record(event);
+                }
+            }),
+        );
     }
 
     /// Counts the dispatchers' and workers' pending steps in the timer service's activity

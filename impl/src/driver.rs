@@ -11,6 +11,7 @@
 use crate::api::{ApiServer, FailRule};
 use crate::clock::{Clock, SystemClock, VirtualClock};
 use crate::controller::{Controller, Env as Incarnation, InformerLags};
+use crate::jitter::Jitter;
 use crate::mutants::Mutation;
 use crate::recorder::Recorder;
 use crate::sync::{lock, spawn, Arc, Mutex};
@@ -43,7 +44,26 @@ type Slot = Arc<Mutex<Option<Controller>>>;
 
 /// Runs `scenario` under `profile` until its `until` instant. Spec: RT-DRV-1.
 pub fn run_scenario(scenario: &Scenario, profile: Profile, clock: ClockKind) -> RunReport {
-    run(scenario, profile, clock, Mutation::default())
+    run(
+        scenario,
+        profile,
+        clock,
+        Mutation::default(),
+        Jitter::none(),
+    )
+}
+
+/// Runs `scenario` on the virtual clock with injected execution time (RT-JIT-1): each work step
+/// up to `jitter` after it became enabled, each event recorded up to `jitter` after its
+/// emission. The oracle's independent-implementation test.
+pub fn run_scenario_jittered(scenario: &Scenario, profile: Profile, jitter: Jitter) -> RunReport {
+    run(
+        scenario,
+        profile,
+        ClockKind::Virtual,
+        Mutation::default(),
+        jitter,
+    )
 }
 
 /// Runs `scenario` on the virtual clock with a deliberately wrong controller (the oracle's
@@ -54,10 +74,22 @@ pub fn run_scenario_mutated(
     profile: Profile,
     mutant: crate::mutants::Mutant,
 ) -> RunReport {
-    run(scenario, profile, ClockKind::Virtual, Some(mutant))
+    run(
+        scenario,
+        profile,
+        ClockKind::Virtual,
+        Some(mutant),
+        Jitter::none(),
+    )
 }
 
-fn run(scenario: &Scenario, profile: Profile, clock: ClockKind, mutant: Mutation) -> RunReport {
+fn run(
+    scenario: &Scenario,
+    profile: Profile,
+    clock: ClockKind,
+    mutant: Mutation,
+    jitter: Jitter,
+) -> RunReport {
     let clock: Arc<dyn Clock> = match clock {
         ClockKind::Virtual => Arc::new(VirtualClock::serial(Time::ZERO)),
         ClockKind::Real => Arc::new(SystemClock::new()),
@@ -95,6 +127,7 @@ fn run(scenario: &Scenario, profile: Profile, clock: ClockKind, mutant: Mutation
         timers: &timers,
         recorder: &recorder,
         lags,
+        jitter: jitter.clone(),
     };
     let slot: Slot = Arc::new(Mutex::new(Some(Controller::launch(
         config,
@@ -111,6 +144,7 @@ fn run(scenario: &Scenario, profile: Profile, clock: ClockKind, mutant: Mutation
             config,
             lags,
             mutant,
+            jitter: jitter.clone(),
         };
         let op = op.clone();
         timers.arm(op.at, Box::new(move || env.apply(&op)));
@@ -140,6 +174,7 @@ struct Env {
     config: Config,
     lags: InformerLags,
     mutant: Mutation,
+    jitter: Jitter,
 }
 
 impl Env {
@@ -245,6 +280,7 @@ impl Env {
             timers: &self.timers,
             recorder: &self.recorder,
             lags: self.lags,
+            jitter: self.jitter.clone(),
         };
         *slot = Some(Controller::launch(
             self.config,

@@ -7,6 +7,7 @@ pub mod clock;
 pub mod controller;
 pub mod driver;
 pub mod informer;
+pub mod jitter;
 pub mod mutants;
 pub mod probe;
 pub mod recorder;

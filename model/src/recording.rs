@@ -195,7 +195,23 @@ pub(crate) struct Change {
     /// The object is gone (a watch DELETED, a DELETE that removed it).
     pub gone: bool,
     /// The API server's own instant of the change (audit `stageTimestamp`), when known.
-    pub at: Option<Time>,
+    pub at: Option<Stamp>,
+}
+
+/// An instant as precise as its source gave it: Unix milliseconds (a trace's unit) and the
+/// microseconds within that millisecond (0 when the source is coarser). Audit logs date to the
+/// microsecond, so lines inside one millisecond keep the order they happened in: the answer to
+/// a PATCH before the DELETE the controller sent after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Stamp {
+    pub t: Time,
+    pub micros: u16,
+}
+
+impl From<Time> for Stamp {
+    fn from(t: Time) -> Stamp {
+        Stamp { t, micros: 0 }
+    }
 }
 
 /// Where a line goes among lines of the same instant: a request before the change it causes,
@@ -213,7 +229,7 @@ pub(crate) enum Rank {
 pub(crate) struct Collected {
     pub changes: Vec<Change>,
     /// Controller outputs, with their instants (Unix milliseconds).
-    pub outputs: Vec<(Time, Rank, TraceEvent)>,
+    pub outputs: Vec<(Stamp, Rank, TraceEvent)>,
     pub skipped: BTreeMap<Skip, usize>,
     /// The latest instant any entry showed (the end of the recording).
     pub latest: Option<Time>,
@@ -245,7 +261,7 @@ impl Collected {
         for change in changes {
             objects.apply(&mut self, change);
         }
-        let mut lines: Vec<(Time, Rank, usize, TraceEvent)> = objects
+        let mut lines: Vec<(Stamp, Rank, usize, TraceEvent)> = objects
             .lines
             .into_iter()
             .chain(self.outputs.drain(..))
@@ -253,7 +269,7 @@ impl Collected {
             .map(|(seq, (t, rank, e))| (t, rank, seq, e))
             .collect();
         lines.sort_by_key(|(t, rank, seq, _)| (*t, *rank, *seq));
-        let first = lines.first().map(|l| l.0).or(self.latest);
+        let first = lines.first().map(|l| l.0.t).or(self.latest);
         // `t = 0` is the first line's second, so offsets read as elapsed recording time.
         let origin = Time(first.map_or(0, |t| t.millis().div_euclid(1000) * 1000));
         let end = settings
@@ -289,8 +305,8 @@ impl Collected {
                 end,
             },
         }];
-        trace.extend(lines.into_iter().map(|(t, _, _, event)| TraceRecord {
-            t: Time(t.millis() - origin.millis()),
+        trace.extend(lines.into_iter().map(|(at, _, _, event)| TraceRecord {
+            t: Time(at.t.millis() - origin.millis()),
             event,
         }));
         Import {
@@ -331,9 +347,17 @@ impl Collected {
 /// Unix milliseconds of an RFC 3339 instant (truncated: an API change is never dated later
 /// than it happened by this).
 pub(crate) fn timestamp(s: &str) -> Option<Time> {
-    s.parse::<Timestamp>()
-        .ok()
-        .map(|t| Time(t.as_millisecond()))
+    stamp(s).map(|s| s.t)
+}
+
+/// [`timestamp`] with the microseconds within its millisecond.
+pub(crate) fn stamp(s: &str) -> Option<Stamp> {
+    let t = s.parse::<Timestamp>().ok()?;
+    let micros = t.as_microsecond().rem_euclid(1000);
+    Some(Stamp {
+        t: Time(t.as_millisecond()),
+        micros: u16::try_from(micros).unwrap_or(0),
+    })
 }
 
 #[cfg(test)]

@@ -6,9 +6,8 @@
 //! `stageTimestamp`. Spec: IMPORT-4, IMPORT-5.
 
 use super::kubectl::parse;
-use super::{events, timestamp, Change, Collected, Object, Rank, Settings, Skip};
+use super::{events, stamp, Change, Collected, Object, Rank, Settings, Skip, Stamp};
 use crate::api::{ResourceVersion, Uid};
-use crate::time::Time;
 use crate::trace::{RequestVerb, ResponseResult, TraceEvent};
 use serde_json::Value;
 
@@ -44,11 +43,11 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
     }
     let time = |field: &str| {
         let text = s(&format!("/{field}")).ok_or_else(|| format!("{field}: Required value"))?;
-        timestamp(text).ok_or_else(|| format!("{field}: Invalid value: {text:?}: not RFC 3339"))
+        stamp(text).ok_or_else(|| format!("{field}: Invalid value: {text:?}: not RFC 3339"))
     };
     let received = time("requestReceivedTimestamp")?;
     let done = time("stageTimestamp")?;
-    c.saw(done);
+    c.saw(done.t);
     let id = s("/auditID").ok_or("auditID: Required value")?;
     if !c.audit_ids.insert(id.to_string()) {
         c.skip(Skip::Duplicate);
@@ -77,7 +76,7 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
                 .find(|o| o.get("kind").and_then(Value::as_str) == Some("Event"));
             match object {
                 Some(o) if (200..300).contains(&code) => {
-                    events::event(c, o, Some(done)).map_err(|e| format!("responseObject.{e}"))
+                    events::event(c, o, Some(done.t)).map_err(|e| format!("responseObject.{e}"))
                 }
                 Some(_) => {
                     c.skip(Skip::FailedWrite);
@@ -97,7 +96,7 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
 }
 
 /// A write to a pod or a node by anyone: a change, when the entry carries the stored object.
-fn write(c: &mut Collected, v: &Value, verb: &str, code: i64, done: Time) -> Result<(), String> {
+fn write(c: &mut Collected, v: &Value, verb: &str, code: i64, done: Stamp) -> Result<(), String> {
     if !matches!(verb, "create" | "update" | "patch" | "delete") {
         c.skip(Skip::Read);
         return Ok(());
@@ -142,7 +141,7 @@ fn request(
     v: &Value,
     verb: &str,
     code: i64,
-    (received, done): (Time, Time),
+    (received, done): (Stamp, Stamp),
 ) -> Result<(), String> {
     let s = |path: &str| v.pointer(path).and_then(Value::as_str);
     let subresource = s("/objectRef/subresource").unwrap_or("");

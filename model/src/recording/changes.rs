@@ -3,7 +3,7 @@
 //! from kubectl alone, by the object's own times (IMPORT-2). Dates never go backwards along the
 //! resourceVersion order, so `conform` reads the trace as the API server stored it.
 
-use super::{Change, Collected, Object, Rank, Skip};
+use super::{Change, Collected, Object, Rank, Skip, Stamp};
 use crate::api::{Node, NodeName, Pod, PodKey};
 use crate::manifest::convert::{node_from_k8s, pod_from_k8s};
 use crate::time::Time;
@@ -25,21 +25,21 @@ struct PodState {
 pub struct Objects {
     nodes: BTreeMap<NodeName, Node>,
     pods: BTreeMap<PodKey, PodState>,
-    /// The trace lines: Unix milliseconds, non-decreasing.
-    pub lines: Vec<(Time, Rank, TraceEvent)>,
+    /// The trace lines: non-decreasing instants.
+    pub lines: Vec<(Stamp, Rank, TraceEvent)>,
 }
 
 impl Objects {
     /// Dates a change and records it: its own instant if the source knew it, else `dated`,
     /// never before the previous line (whose time a change without any time gets).
-    fn push(&mut self, c: &mut Collected, at: Option<Time>, dated: Option<Time>, e: TraceEvent) {
+    fn push(&mut self, c: &mut Collected, at: Option<Stamp>, dated: Option<Time>, e: TraceEvent) {
         let last = self.lines.last().map(|l| l.0);
-        let t = match (at.or(dated), last) {
+        let t = match (at.or(dated.map(Stamp::from)), last) {
             (Some(t), Some(last)) => t.max(last),
             (Some(t), None) => t,
-            (None, last) => last.or(c.latest).unwrap_or(Time::ZERO),
+            (None, last) => last.unwrap_or_else(|| c.latest.unwrap_or(Time::ZERO).into()),
         };
-        c.saw(t);
+        c.saw(t.t);
         self.lines.push((t, Rank::Change, e));
     }
 
@@ -66,7 +66,11 @@ impl Objects {
         }
         let old = self.nodes.insert(node.name.clone(), node.clone());
         if old.as_ref() == Some(&node) {
-            if let Some(t) = change.at.or_else(|| write_time(&n.metadata, |_| true)) {
+            if let Some(t) = change
+                .at
+                .map(|a| a.t)
+                .or_else(|| write_time(&n.metadata, |_| true))
+            {
                 c.saw(t);
             }
             c.skip(Skip::Unchanged);
@@ -141,7 +145,11 @@ impl Objects {
                 (added, created)
             }
             Some(o) if *o == new => {
-                if let Some(t) = change.at.or_else(|| write_time(&p.metadata, |_| true)) {
+                if let Some(t) = change
+                    .at
+                    .map(|a| a.t)
+                    .or_else(|| write_time(&p.metadata, |_| true))
+                {
                     c.saw(t);
                 }
                 self.pods.insert(key, new);

@@ -100,7 +100,7 @@ pub fn event(c: &mut Collected, v: &Value, written: Option<Time>) -> Result<(), 
             reason: EVENT_REASON.to_string(),
             message: message.to_string(),
         };
-        c.outputs.push((t, Rank::Event, line));
+        c.outputs.push((t.into(), Rank::Event, line));
     }
     Ok(())
 }
