@@ -240,6 +240,8 @@ pub(crate) struct Collected {
     /// A kubectl recording (not an audit entry) was read.
     pub kubectl_given: bool,
     pub events: events::Counts,
+    /// Per Event object, the indices in `outputs` of the lines made from it.
+    pub event_lines: BTreeMap<(String, String), Vec<usize>>,
     /// Audit IDs seen (an entry given twice is one request).
     pub audit_ids: BTreeSet<String>,
     pub next_request: u64,

@@ -225,20 +225,25 @@ impl Machine {
                 .values()
                 .all(|w| match w.phase {
                     WorkPhase::Armed => !due(w.fire_at),
-                    WorkPhase::Backoff { until, .. } => !due(until),
+                    // The sleep is the work goroutine's own: after it the goroutine runs
+                    // within the step slack too (ORACLE-11).
+                    WorkPhase::Backoff { until, .. } => !due(until.plus(self.slack)),
                     _ => true,
                 })
     }
 
     /// The next instant after `now` at which `s` may or must act silently (ORACLE-5): a
-    /// delivery's bound, a timer's due time and its bound, a step slack's end.
+    /// delivery's bound, a timer's due time and its bound (a backoff's with the step slack),
+    /// a step slack's end.
     pub fn next_instant(&self, s: &State, now: Time) -> Option<Time> {
         let b = self.bound;
         let deliveries = s.undelivered().map(|at| at.plus(b));
         let timers = s.timers().flat_map(|due| [due, due.plus(b)]);
+        let backoffs = s.backoffs().map(|until| until.plus(b).plus(self.slack));
         let slack = s.slack_due(self.slack);
         deliveries
             .chain(timers)
+            .chain(backoffs)
             .chain(slack)
             .filter(|t| *t > now)
             .min()

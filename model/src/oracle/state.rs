@@ -148,6 +148,15 @@ impl State {
         works.filter_map(|w| w.timer_due())
     }
 
+    /// The instants at which its works' backoff sleeps end.
+    pub fn backoffs(&self) -> impl Iterator<Item = Time> + '_ {
+        let works = self.ctrl.timed_queue().works().values();
+        works.filter_map(|w| match w.phase {
+            WorkPhase::Backoff { until, .. } => Some(until),
+            _ => None,
+        })
+    }
+
     /// Nothing queued, dispatched, held or being handled, and no work goroutine with a step to
     /// take.
     pub fn pipeline_idle(&self) -> bool {

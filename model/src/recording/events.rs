@@ -82,10 +82,18 @@ pub fn event(c: &mut Collected, v: &Value, written: Option<Time>) -> Result<(), 
         .max(1);
     let seen = c.events.get(&id).copied().unwrap_or(0);
     if seen >= count {
+        // Another reading of occurrences already taken (kubectl's and the audit log's copy of
+        // one Event): none of them happened after this reading's date, which may be the more
+        // precise one.
+        for &i in c.event_lines.get(&id).into_iter().flatten() {
+            if let Some(line) = c.outputs.get_mut(i) {
+                line.0 = line.0.min(t.into());
+            }
+        }
         c.skip(Skip::EventRepeated);
         return Ok(());
     }
-    c.events.insert(id, count);
+    c.events.insert(id.clone(), count);
     let added = count - seen;
     let lines = added.min(MAX_EVENT_OCCURRENCES);
     if added > lines {
@@ -100,6 +108,10 @@ pub fn event(c: &mut Collected, v: &Value, written: Option<Time>) -> Result<(), 
             reason: EVENT_REASON.to_string(),
             message: message.to_string(),
         };
+        c.event_lines
+            .entry(id.clone())
+            .or_default()
+            .push(c.outputs.len());
         c.outputs.push((t.into(), Rank::Event, line));
     }
     Ok(())
