@@ -11,8 +11,9 @@ use serde_json::json;
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use taintcheck_model::limits::Lines;
-use taintcheck_model::oracle::{witness, Error, Options, Oracle, Violation};
+use taintcheck_model::limits::{self, Lines};
+use taintcheck_model::oracle::parallel::Parallel;
+use taintcheck_model::oracle::{witness, Error, Options, Violation};
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::{Duration, Time};
 use taintcheck_model::trace::{Clock, TraceEvent, TraceReader, TraceRecord};
@@ -40,6 +41,17 @@ pub struct ConformArgs {
     /// On a violation, write a scenario reproducing it (runnable with `taintcheck run`).
     #[arg(long, value_name = "OUT.yaml")]
     witness: Option<PathBuf>,
+    /// Check the pods on N threads (default: every core); the verdict and message are the
+    /// same for every N.
+    #[arg(long, value_name = "N", value_parser = threads_parser())]
+    threads: Option<usize>,
+}
+
+fn threads_parser() -> impl clap::builder::TypedValueParser<Value = usize> {
+    use clap::builder::TypedValueParser;
+    clap::value_parser!(u16)
+        .range(1..=limits::THREADS as i64)
+        .map(usize::from)
 }
 
 pub fn run(args: &ConformArgs) -> ExitCode {
@@ -59,7 +71,7 @@ pub fn run(args: &ConformArgs) -> ExitCode {
         }
     };
     let mut reader = TraceReader::new(&name);
-    let mut oracle: Option<Oracle> = None;
+    let mut oracle: Option<Parallel> = None;
     let mut profile = None;
     let mut clock = Clock::default();
     let mut until: Option<Time> = None;
@@ -113,7 +125,10 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             };
             profile = Some(p);
             let options = Options::new(p, Duration(args.latency_bound_ms));
-            oracle = Some(Oracle::with_options(options));
+            let threads = args.threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            oracle = Some(Parallel::new(options, threads));
         }
         let o = oracle.as_mut().expect("created at the first record");
         if args.witness.is_some() {

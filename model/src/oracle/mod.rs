@@ -23,6 +23,7 @@
 pub mod expect;
 mod frontier;
 mod output;
+pub mod parallel;
 mod replay;
 mod state;
 mod truth;
@@ -54,6 +55,8 @@ pub struct Options {
     pub max_states: usize,
     /// `expect`: explore every behaviour instead of matching outputs.
     pub(crate) explore: bool,
+    /// [`parallel`]: this oracle keeps the components of the pods of one share only.
+    pub(crate) share: Option<parallel::Share>,
 }
 
 impl Options {
@@ -67,6 +70,7 @@ impl Options {
             observe: None,
             max_states: 100_000,
             explore: false,
+            share: None,
         }
     }
 }
