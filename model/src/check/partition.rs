@@ -18,16 +18,15 @@
 
 use super::action::Action;
 use super::properties::PROPERTIES;
-use super::run::{self, Explored, Report, RunOptions, Status, Strategy};
+use super::run::{self, Explored, PropertyReport, Report, RunOptions, Status, Strategy};
+use super::shortest::{self, discovered, fingerprint, Parents};
 use super::state::SysState;
 use super::system::TaintSys;
-use crate::fx::Fx;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use stateright::{Expectation, Model, Path, Property};
+use stateright::{Model, Path, Property};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// The cut's level holds at least this many states per part (balance: the more roots, the
@@ -94,28 +93,17 @@ pub struct PartitionInfo {
 struct Cut {
     depth: usize,
     /// How each state of the prefix and the level was first reached (`None`: initial).
-    parents: HashMap<u64, Option<(u64, Action)>>,
+    parents: Parents,
     level: Vec<SysState>,
     prefix_states: usize,
     /// The first prefix state (BFS order) that is a discovery, per property.
     found: BTreeMap<&'static str, u64>,
 }
 
-/// Fx, as [`super::shortest`] fingerprints states.
-fn fingerprint(s: &SysState) -> u64 {
-    let mut h = Fx::default();
-    s.hash(&mut h);
-    h.finish()
-}
-
-fn discovered(model: &TaintSys, p: &Property<TaintSys>, s: &SysState) -> bool {
-    (p.condition)(model, s) == (p.expectation == Expectation::Sometimes)
-}
-
 impl Cut {
     fn new(model: &TaintSys, count: usize) -> Cut {
         let properties = model.properties();
-        let mut parents = HashMap::new();
+        let mut parents = Parents::default();
         let mut level = Vec::new();
         for s in model.init_states() {
             if let Entry::Vacant(e) = parents.entry(fingerprint(&s)) {
@@ -166,19 +154,18 @@ impl Cut {
     }
 
     /// The path of the whole model to the prefix or level state `fp`, then along `then`.
-    fn path(&self, model: &TaintSys, mut fp: u64, then: Vec<Action>) -> Path<SysState, Action> {
-        let mut actions = Vec::new();
-        while let Some(Some((parent, a))) = self.parents.get(&fp) {
-            actions.push(a.clone());
-            fp = *parent;
+    fn path(&self, model: &TaintSys, fp: u64, then: Vec<Action>) -> Path<SysState, Action> {
+        let prefix = shortest::path_to(model, &self.parents, fp);
+        if then.is_empty() {
+            return prefix;
         }
-        actions.reverse();
-        actions.extend(then);
-        let init = model
-            .init_states()
+        let steps = prefix.into_vec();
+        let init = steps[0].0.clone();
+        let actions: Vec<Action> = steps
             .into_iter()
-            .find(|s| fingerprint(s) == fp)
-            .expect("every chain of parents ends at an initial state");
+            .filter_map(|(_, a)| a)
+            .chain(then)
+            .collect();
         Path::from_actions(model, init, &actions).expect("a path through the cut replays")
     }
 }
@@ -451,7 +438,7 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
             }
         }
         let path = shortest.cloned();
-        properties.push(MergedProperty {
+        properties.push(PropertyReport {
             name: p.name,
             id: p.id,
             kind: if p.always { "always" } else { "sometimes" },
@@ -500,24 +487,7 @@ pub struct Merged {
     /// Every part explored its whole share.
     pub complete: bool,
     /// One line per property, in [`PROPERTIES`] order.
-    pub properties: Vec<MergedProperty>,
-}
-
-/// A property's merged outcome; the path as the part that found the shortest wrote it.
-#[derive(Clone, Debug, Serialize)]
-pub struct MergedProperty {
-    /// The property's name.
-    pub name: &'static str,
-    /// Its spec id.
-    pub id: &'static str,
-    /// `always` or `sometimes`.
-    pub kind: &'static str,
-    /// Its merged outcome.
-    pub status: Status,
-    /// The shortest path to a violation any part found (`always` properties).
-    pub counterexample: Option<Value>,
-    /// The shortest path to a witness any part found (`sometimes` properties).
-    pub example: Option<Value>,
+    pub properties: Vec<PropertyReport<Value>>,
 }
 
 /// A JSON value in a message, short.

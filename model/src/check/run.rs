@@ -149,9 +149,10 @@ impl Status {
     }
 }
 
-/// One line of the report.
+/// One line of the report; `P`, the path, is a [`Trace`] (a `merge`d report keeps the JSON a
+/// part wrote).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PropertyReport {
+pub struct PropertyReport<P = Trace> {
     /// The property's name.
     pub name: &'static str,
     /// Its spec id (`EVICT-1`, `SOME-3`, ...).
@@ -161,14 +162,14 @@ pub struct PropertyReport {
     /// Its outcome.
     pub status: Status,
     /// The path to a violation (`always` properties only).
-    pub counterexample: Option<Trace>,
+    pub counterexample: Option<P>,
     /// The path to a witness (`sometimes` properties only).
-    pub example: Option<Trace>,
+    pub example: Option<P>,
 }
 
-impl PropertyReport {
+impl<P> PropertyReport<P> {
     /// The counterexample or the example, whichever it has.
-    pub fn path(&self) -> Option<&Trace> {
+    pub fn path(&self) -> Option<&P> {
         self.counterexample.as_ref().or(self.example.as_ref())
     }
 }
