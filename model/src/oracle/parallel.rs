@@ -179,23 +179,29 @@ impl Parallel {
             };
         }
         let failed = Arc::new(AtomicBool::new(false));
-        let workers = (0..threads)
-            .map(|index| {
-                let share = Share {
-                    index,
-                    count: threads,
-                };
-                let oracle = Oracle::with_options(Options {
-                    share: Some(share),
-                    ..options
-                });
-                let (to, from_driver) = mpsc::sync_channel(QUEUED);
-                let (to_driver, from) = mpsc::sync_channel(1);
-                let failed = failed.clone();
-                std::thread::spawn(move || work(oracle, from_driver, to_driver, &failed));
-                Worker { to, from }
-            })
-            .collect();
+        let mut workers = Vec::with_capacity(threads);
+        for index in 0..threads {
+            let share = Share {
+                index,
+                count: threads,
+            };
+            let oracle = Oracle::with_options(Options {
+                share: Some(share),
+                ..options
+            });
+            let (to, from_driver) = mpsc::sync_channel(QUEUED);
+            let (to_driver, from) = mpsc::sync_channel(1);
+            let failed = failed.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("oracle-{index}"))
+                .spawn(move || work(oracle, from_driver, to_driver, &failed));
+            if spawned.is_err() {
+                // No thread to be had: the workers started end with their channels, and the
+                // sequential oracle gives the same verdict.
+                return Parallel::new(options, 1);
+            }
+            workers.push(Worker { to, from });
+        }
         Parallel {
             kind: Kind::Many(Pool {
                 workers,
