@@ -19,6 +19,9 @@ struct Cli {
 enum Command {
     /// Model-check a controller profile on a configuration; print the verdict per property.
     Check(cmd::check::CheckArgs),
+    /// Combine the `--json` reports of `check --partition I/N`'s N parts into the whole run's
+    /// verdicts, keeping the shortest counterexample any part found.
+    Merge(cmd::merge::MergeArgs),
     /// Write the upstream-ready issue for a violated property: versions, configuration,
     /// timeline with the upstream function of each step, expected behaviour, reproduction.
     Report(cmd::report::ReportArgs),
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Check(args) => cmd::check::run(args),
+        Command::Merge(args) => cmd::merge::run(&args),
         Command::Report(args) => cmd::report::run(&args),
         Command::Minimize(args) => cmd::minimize::run(&args),
         Command::Explore(args) => cmd::explore::run(args),

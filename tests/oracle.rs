@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_model::oracle::parallel::Parallel;
 use taintcheck_model::oracle::{Error, Options, Oracle, Summary, DEFAULT_STEP_SLACK};
 use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::{
@@ -216,6 +217,74 @@ fn every_mutant_is_rejected() {
         lines.join("\n")
     );
     assert!(survivors.is_empty(), "surviving mutants: {survivors:?}");
+}
+
+/// The parallel oracle (ORACLE-12) gives the sequential oracle's verdict, message and summary
+/// for any number of threads: on the corpus and random scenarios, their traces as the correct
+/// runtime and every mutant write them, and each trace damaged by dropping or repeating a line
+/// (violations and bad input at every kind of line, several pods failing at once).
+#[test]
+fn the_parallel_oracle_gives_the_sequential_verdicts() {
+    let scenarios: Vec<Scenario> = corpus()
+        .into_iter()
+        .chain((0..random_count() / 10).map(|seed| random_scenario(2_000_000 + seed)))
+        .collect();
+    let (mut traces, mut violations, mut bad) = (0, 0, 0);
+    let mut rng = Rng::new(7);
+    for profile in profiles() {
+        for s in &scenarios {
+            let mut runs = vec![run_scenario(s, profile, ClockKind::Virtual).records];
+            let mutant = Mutant::ALL[rng.below(Mutant::ALL.len() as u64) as usize];
+            runs.push(run_scenario_mutated(s, profile, mutant).records);
+            for records in runs {
+                let mut variants = vec![records.clone()];
+                if records.len() > 2 {
+                    let k = 1 + rng.below(records.len() as u64 - 1) as usize;
+                    let mut dropped = records.clone();
+                    dropped.remove(k);
+                    let mut repeated = records.clone();
+                    repeated.insert(k, records[k].clone());
+                    // Long enough that the workers report mid-stream, not only at the end.
+                    let note = dropped
+                        .iter()
+                        .position(|r| matches!(r.event, TraceEvent::Note { .. }));
+                    if let Some(i) = note.filter(|_| rng.chance(10)) {
+                        let mut padded = dropped.clone();
+                        let copies = std::iter::repeat_n(dropped[i].clone(), 2_500);
+                        padded.splice(i..i, copies);
+                        variants.push(padded);
+                    }
+                    variants.extend([dropped, repeated]);
+                }
+                for v in &variants {
+                    let options = Options::new(profile, s.latency_bound());
+                    let sequential = Oracle::check(options, v, Some(s.until));
+                    for threads in [2, 3, 5] {
+                        let parallel = Parallel::check(options, threads, v, Some(s.until));
+                        assert_eq!(
+                            parallel, sequential,
+                            "{} [{}], {threads} threads",
+                            s.name, profile.name
+                        );
+                    }
+                    traces += 1;
+                    match sequential {
+                        Err(Error::Violation(_)) => violations += 1,
+                        Err(_) => bad += 1,
+                        Ok(_) => {}
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "parallel oracle: {traces} traces, {violations} violations and {bad} bad inputs, the \
+         same verdicts on 2, 3 and 5 threads"
+    );
+    assert!(
+        violations > 50 && bad > 50,
+        "{violations} violations, {bad} bad inputs"
+    );
 }
 
 /// A small deterministic generator (xorshift), so a seed names a scenario.

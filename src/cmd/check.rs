@@ -13,6 +13,7 @@ use taintcheck_model::check::config::{
 };
 use taintcheck_model::check::expectation::Expectation;
 use taintcheck_model::check::itf_state;
+use taintcheck_model::check::partition::{self, Partition};
 use taintcheck_model::check::run::{self, Report, RunOptions, Status, Strategy};
 use taintcheck_model::check::TaintSys;
 use taintcheck_model::limits;
@@ -181,6 +182,10 @@ pub struct CheckArgs {
     /// Symmetry reduction over interchangeable pods (dfs and simulation only).
     #[arg(long)]
     pub symmetry: bool,
+    /// Explore share I of N (0 <= I < N; bfs and dfs): `taintcheck merge` combines the N
+    /// `--json` reports into the whole run's verdicts (docs/scale-out.md).
+    #[arg(long, value_name = "I/N", value_parser = Partition::parse)]
+    pub partition: Option<Partition>,
     /// Print the report as JSON (steps as fields, examples of `sometimes` properties included).
     #[arg(long)]
     pub json: bool,
@@ -246,11 +251,18 @@ pub fn run(args: CheckArgs) -> Outcome {
     };
     opts.check().map_err(Failure::Usage)?;
     let tty = std::io::stderr().is_terminal();
-    let report = run::run(model, &opts, |states, unique, depth| {
+    let progress = |states, unique, depth| {
         if tty {
             eprintln!("Checking. states={states}, unique={unique}, depth={depth}");
         }
-    });
+    };
+    let report = match args.partition {
+        Some(part) => {
+            partition::check_options(&opts).map_err(Failure::Usage)?;
+            partition::run(model, &opts, part, progress)
+        }
+        None => run::run(model, &opts, progress),
+    };
     let differences = expectation
         .as_ref()
         .map(|e| e.differences(&report))
@@ -382,9 +394,15 @@ pub fn render(r: &Report, args: &ModelArgs) -> String {
     } else {
         0
     };
+    let part = r.partition.as_ref().map_or(String::new(), |p| {
+        format!(
+            ", partition {}/{} ({} of {} states at depth {})",
+            p.index, p.count, p.roots, p.cut_states, p.cut_depth
+        )
+    });
     let _ = writeln!(
         s,
-        "profile {}, config {}, strategy {}{}{}",
+        "profile {}, config {}, strategy {}{}{part}{}",
         r.profile,
         r.config,
         r.strategy,

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod explore;
 pub mod failure;
 pub mod import;
+pub mod merge;
 pub mod minimize;
 pub mod output;
 pub mod profiles;

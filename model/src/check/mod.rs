@@ -20,7 +20,8 @@
 //!
 //! Running the checker: [`run`] is the one module that starts threads and reads the clock (the
 //! checker's workers and the run's duration); [`shortest`] makes counterexamples and examples
-//! shortest; [`trace`] turns a path into data, [`itf`] and [`itf_state`] into an ITF trace.
+//! shortest; [`partition`] splits a run into shares that scale out and merges their reports;
+//! [`trace`] turns a path into data, [`itf`] and [`itf_state`] into an ITF trace.
 //!
 //! Imports go one way: `system` → the operation modules → `state` → `symmetry` → `config`;
 //! `run` and `shortest` sit above `system`.
@@ -38,6 +39,7 @@ pub mod itf_state;
 mod judge;
 pub mod minimize;
 pub mod outcome;
+pub mod partition;
 pub mod properties;
 mod representative;
 pub mod run;

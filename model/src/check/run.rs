@@ -6,12 +6,16 @@
 //! exploration. It stays beside the model because the verdict tests and the benchmarks call it
 //! as a library, and the `taintcheck` CLI is only a binary.
 
+use super::action::Action;
+use super::partition::PartitionInfo;
 use super::properties::PROPERTIES;
 use super::shortest;
+use super::state::SysState;
 use super::system::TaintSys;
 use super::trace::Trace;
 use serde::Serialize;
-use stateright::{Checker, Model};
+use stateright::{Checker, Model, Path};
+use std::collections::HashMap;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
@@ -145,9 +149,10 @@ impl Status {
     }
 }
 
-/// One line of the report.
+/// One line of the report; `P`, the path, is a [`Trace`] (a `merge`d report keeps the JSON a
+/// part wrote).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PropertyReport {
+pub struct PropertyReport<P = Trace> {
     /// The property's name.
     pub name: &'static str,
     /// Its spec id (`EVICT-1`, `SOME-3`, ...).
@@ -157,14 +162,14 @@ pub struct PropertyReport {
     /// Its outcome.
     pub status: Status,
     /// The path to a violation (`always` properties only).
-    pub counterexample: Option<Trace>,
+    pub counterexample: Option<P>,
     /// The path to a witness (`sometimes` properties only).
-    pub example: Option<Trace>,
+    pub example: Option<P>,
 }
 
-impl PropertyReport {
+impl<P> PropertyReport<P> {
     /// The counterexample or the example, whichever it has.
-    pub fn path(&self) -> Option<&Trace> {
+    pub fn path(&self) -> Option<&P> {
         self.counterexample.as_ref().or(self.example.as_ref())
     }
 }
@@ -180,6 +185,9 @@ pub struct Report {
     pub strategy: &'static str,
     /// Whether symmetry reduction was on.
     pub symmetry: bool,
+    /// The share of the state space explored (`check --partition I/N`); absent for a whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<PartitionInfo>,
     /// States generated.
     pub states: usize,
     /// Distinct states (representatives, with symmetry).
@@ -220,19 +228,43 @@ impl Report {
 pub fn run(
     model: TaintSys,
     opts: &RunOptions,
-    mut progress: impl FnMut(usize, usize, usize) + Send,
+    progress: impl FnMut(usize, usize, usize) + Send,
 ) -> Report {
-    let profile = model.profile.name;
-    let config = model.config.name.clone();
+    let explored = explore(model.clone(), opts, progress);
+    report(&model, opts, explored, None)
+}
+
+/// What an exploration found, before its paths are made short and described.
+pub(super) struct Explored {
+    /// A path per property with a discovery, from an initial state of the explored model.
+    pub discoveries: HashMap<&'static str, Path<SysState, Action>>,
+    pub states: usize,
+    pub unique_states: usize,
+    pub max_depth: usize,
+    /// Exploration time.
+    pub seconds: f64,
+    /// The whole bounded state space of the explored model was explored.
+    pub complete: bool,
+}
+
+/// Runs stateright's checker on `model` (the model, or a share of it: [`super::partition`]).
+pub(super) fn explore<M>(
+    model: M,
+    opts: &RunOptions,
+    mut progress: impl FnMut(usize, usize, usize) + Send,
+) -> Explored
+where
+    M: Model<State = SysState, Action = Action> + Send + Sync + 'static,
+{
     let start = Instant::now();
-    let mut builder = model.clone().checker().threads(opts.threads.max(1));
+    let mut builder = model.checker().threads(opts.threads.max(1));
     if let Some(n) = opts.target_states {
         builder = builder.target_state_count(n);
     }
     if opts.symmetry {
         builder = builder.symmetry();
     }
-    let checker: Box<dyn Checker<TaintSys> + Send + Sync> = match opts.strategy {
+    let checker: Box<dyn Checker<M> + Send + Sync> = match opts.strategy {
         Strategy::Bfs => Box::new(builder.spawn_bfs()),
         Strategy::Dfs => Box::new(builder.spawn_dfs()),
         Strategy::Simulation => {
@@ -266,32 +298,50 @@ pub fn run(
         }
         drop(done);
     });
-    // Exploration time only: the shortest-counterexample pass below is not part of the rate.
+    // Exploration time only: the shortest-counterexample pass is not part of the rate.
     let seconds = start.elapsed().as_secs_f64();
-    let mut discoveries = checker.discoveries();
+    let reached_target = opts
+        .target_states
+        .is_some_and(|n| checker.state_count() >= n);
+    Explored {
+        discoveries: checker.discoveries(),
+        states: checker.state_count(),
+        unique_states: checker.unique_state_count(),
+        max_depth: checker.max_depth(),
+        seconds,
+        complete: opts.strategy != Strategy::Simulation && !reached_target,
+    }
+}
+
+/// The report of an exploration of `model` (or of a share of it, `partition`): its paths made
+/// shortest (BFS) or cut at their first discovery, then described.
+pub(super) fn report(
+    model: &TaintSys,
+    opts: &RunOptions,
+    explored: Explored,
+    partition: Option<PartitionInfo>,
+) -> Report {
+    let mut discoveries = explored.discoveries;
     let found: Vec<&'static str> = PROPERTIES
         .iter()
         .filter(|p| discoveries.contains_key(p.name))
         .map(|p| p.name)
         .collect();
     match opts.strategy {
-        Strategy::Bfs => discoveries.extend(shortest::discoveries(&model, &found)),
+        Strategy::Bfs => discoveries.extend(shortest::discoveries(model, &found)),
         Strategy::Dfs | Strategy::Simulation => {
             for name in &found {
                 if let Some(path) = discoveries.remove(name) {
-                    discoveries.insert(name, shortest::first_discovery(&model, name, path));
+                    discoveries.insert(name, shortest::first_discovery(model, name, path));
                 }
             }
         }
     }
-    let reached_target = opts
-        .target_states
-        .is_some_and(|n| checker.state_count() >= n);
-    let complete = opts.strategy != Strategy::Simulation && !reached_target;
+    let complete = explored.complete;
     let properties = PROPERTIES
         .iter()
         .map(|p| {
-            let path = discoveries.get(p.name).map(|path| Trace::of(&model, path));
+            let path = discoveries.get(p.name).map(|path| Trace::of(model, path));
             PropertyReport {
                 name: p.name,
                 id: p.id,
@@ -303,14 +353,15 @@ pub fn run(
         })
         .collect();
     Report {
-        profile,
-        config,
+        profile: model.profile.name,
+        config: model.config.name.clone(),
         strategy: opts.strategy.name(),
         symmetry: opts.symmetry,
-        states: checker.state_count(),
-        unique_states: checker.unique_state_count(),
-        max_depth: checker.max_depth(),
-        seconds,
+        partition,
+        states: explored.states,
+        unique_states: explored.unique_states,
+        max_depth: explored.max_depth,
+        seconds: explored.seconds,
         complete,
         properties,
     }

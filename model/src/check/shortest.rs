@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 /// How a state was first reached: its parent's fingerprint and the action taken there.
-type Parents = HashMap<u64, Option<(u64, Action)>, FxBuild>;
+pub(super) type Parents = HashMap<u64, Option<(u64, Action)>, FxBuild>;
 
 /// A shortest path to a state that violates each named `always` property, for every name that
 /// some reachable state violates. Names that are not `always` properties of the model are ignored.
@@ -97,7 +97,7 @@ pub fn discoveries(
 
 /// The path from an initial state to the state with fingerprint `fp`, replayed so that it carries
 /// every intermediate state.
-fn path_to(model: &TaintSys, parents: &Parents, mut fp: u64) -> Path<SysState, Action> {
+pub(super) fn path_to(model: &TaintSys, parents: &Parents, mut fp: u64) -> Path<SysState, Action> {
     let mut actions = Vec::new();
     while let Some(Some((parent, action))) = parents.get(&fp) {
         actions.push(action.clone());
@@ -113,7 +113,7 @@ fn path_to(model: &TaintSys, parents: &Parents, mut fp: u64) -> Path<SysState, A
 }
 
 /// Fx, as the symmetry representatives use (SipHash showed in profiles of `taintcheck check`).
-fn fingerprint(state: &SysState) -> u64 {
+pub(super) fn fingerprint(state: &SysState) -> u64 {
     let mut h = Fx::default();
     state.hash(&mut h);
     h.finish()
@@ -121,7 +121,7 @@ fn fingerprint(state: &SysState) -> u64 {
 
 /// Whether `state` is a discovery for `p`: it violates an `always` property or satisfies a
 /// `sometimes` one.
-fn discovered(model: &TaintSys, p: &Property<TaintSys>, state: &SysState) -> bool {
+pub(super) fn discovered(model: &TaintSys, p: &Property<TaintSys>, state: &SysState) -> bool {
     (p.condition)(model, state) == (p.expectation == Expectation::Sometimes)
 }
 

@@ -103,13 +103,18 @@ impl Trace {
 impl TraceStep {
     /// The step on one line.
     pub fn line(&self) -> String {
-        let mut s = format!("{:>3}. t={}ms  {}", self.number, self.time_ms, self.action);
-        if !self.outcome.is_empty() {
-            s.push_str(" → ");
-            s.push_str(&self.outcome.join("; "));
-        }
-        s
+        step_line(self.number, self.time_ms, &self.action, &self.outcome)
     }
+}
+
+/// A step on one line, from its parts (also as `--json` wrote them: `taintcheck merge`).
+pub fn step_line(number: usize, time_ms: i64, action: &str, outcome: &[String]) -> String {
+    let mut s = format!("{number:>3}. t={time_ms}ms  {action}");
+    if !outcome.is_empty() {
+        s.push_str(" → ");
+        s.push_str(&outcome.join("; "));
+    }
+    s
 }
 
 /// Who takes `a`.

@@ -23,6 +23,7 @@
 pub mod expect;
 mod frontier;
 mod output;
+pub mod parallel;
 mod replay;
 mod state;
 mod truth;
@@ -61,6 +62,8 @@ pub struct Options {
     pub max_states: usize,
     /// `expect`: explore every behaviour instead of matching outputs.
     pub(crate) explore: bool,
+    /// [`parallel`]: this oracle keeps the components of the pods of one share only.
+    pub(crate) share: Option<parallel::Share>,
 }
 
 impl Options {
@@ -75,6 +78,7 @@ impl Options {
             observe: None,
             max_states: 100_000,
             explore: false,
+            share: None,
         }
     }
 }

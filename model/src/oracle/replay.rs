@@ -56,6 +56,11 @@ pub struct Oracle {
     summary: Summary,
     /// How messages show instants: the header's `start` makes them wall-clock (TRACE-8).
     clock: Clock,
+    /// The pods whose components this oracle keeps (all without a share).
+    share: Option<super::parallel::Share>,
+    /// The wake-up (instant, pod) being handled before a line's event, if any: where an error
+    /// arose, for [`super::parallel`]'s order.
+    pub(crate) waking: Option<(Time, PodKey)>,
 }
 
 impl Oracle {
@@ -93,6 +98,8 @@ impl Oracle {
             started: false,
             summary: Summary::default(),
             clock: Clock::default(),
+            share: options.share,
+            waking: None,
         }
     }
 
@@ -277,6 +284,11 @@ impl Oracle {
             }
         }
         Ok(())
+    }
+
+    /// Whether this oracle keeps `key`'s component.
+    fn owns(&self, key: &PodKey) -> bool {
+        self.share.is_none_or(|share| share.owns(key))
     }
 
     /// The pods tracked, in order.

@@ -1,7 +1,7 @@
 //! `taintcheck bench oracle`: how fast the oracle checks a long trace of the reference runtime.
 //! The runtime runs the scale scenario (`scale.rs`) on its virtual clock (or `--trace` reads a
-//! trace saved by an earlier run); the oracle then reads and checks the trace on one thread,
-//! streaming, as `conform` does. Reported: lines, wall and CPU seconds, lines per second, the
+//! trace saved by an earlier run); the oracle then reads and checks the trace on `--threads`
+//! threads (default one), streaming, as `conform` does. Reported: lines, wall and CPU seconds, lines per second, the
 //! largest frontier, the most pods tracked at once and the process's peak memory.
 
 use super::emit;
@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 use taintcheck_model::limits::Lines;
-use taintcheck_model::oracle::{Options, Oracle};
+use taintcheck_model::oracle::parallel::Parallel;
+use taintcheck_model::oracle::Options;
 use taintcheck_model::profile::Profile;
 use taintcheck_model::time::Duration;
 use taintcheck_model::trace::{to_line, TraceReader};
@@ -45,6 +46,10 @@ pub struct OracleBench {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// The oracle's threads (`conform --threads`); with more than one, the pods tracked at once
+    /// and the CPU time are not reported.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
 }
 
 /// What `bench oracle` measured, with its parameters.
@@ -58,6 +63,7 @@ struct OracleResult {
     nodes: usize,
     pods_per_node: usize,
     waves: usize,
+    threads: u16,
     lines: usize,
     pods: usize,
     seconds: f64,
@@ -65,7 +71,8 @@ struct OracleResult {
     /// CPU time of the checking thread; absent where the platform does not report it.
     cpu_seconds: Option<f64>,
     max_frontier: usize,
-    max_tracked_pods: usize,
+    /// Absent with more than one thread (the workers' counts are not sampled per line).
+    max_tracked_pods: Option<usize>,
     peak_memory_kib: Option<u64>,
 }
 
@@ -94,7 +101,8 @@ pub fn oracle(b: &OracleBench) -> ExitCode {
     let start = Instant::now();
     let cpu_start = thread_cpu();
     let mut reader = TraceReader::new(&name);
-    let mut oracle = Oracle::with_options(Options::new(profile, Duration(b.latency_bound_ms)));
+    let options = Options::new(profile, Duration(b.latency_bound_ms));
+    let mut oracle = Parallel::new(options, usize::from(b.threads));
     let mut tracked = 0;
     for (i, line) in Lines::new(BufReader::new(file)).enumerate() {
         let record = match line
@@ -112,9 +120,17 @@ pub fn oracle(b: &OracleBench) -> ExitCode {
             eprintln!("{name}: the scale trace does not conform: {e}");
             return ExitCode::from(1);
         }
-        tracked = tracked.max(oracle.summary().live_components);
+        if let Some(s) = oracle.summary() {
+            tracked = tracked.max(s.live_components);
+        }
     }
-    let summary = oracle.summary();
+    let summary = match oracle.finish(None) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{name}: the scale trace does not conform: {e}");
+            return ExitCode::from(1);
+        }
+    };
     if summary.records == 0 {
         output::eprint(&format!(
             "{name}:1: kind: expected the header line first (\"kind\":\"header\")\n"
@@ -122,7 +138,10 @@ pub fn oracle(b: &OracleBench) -> ExitCode {
         return ExitCode::from(2);
     }
     let seconds = start.elapsed().as_secs_f64();
-    let cpu_seconds = thread_cpu().map(|c| c - cpu_start.unwrap_or_default());
+    let one = b.threads == 1;
+    let cpu_seconds = thread_cpu()
+        .filter(|_| one)
+        .map(|c| c - cpu_start.unwrap_or_default());
     let result = OracleResult {
         profile: profile.name,
         latency_bound_ms: b.latency_bound_ms,
@@ -131,13 +150,14 @@ pub fn oracle(b: &OracleBench) -> ExitCode {
         nodes: b.nodes,
         pods_per_node: b.pods_per_node,
         waves: b.waves,
+        threads: b.threads,
         lines: summary.records,
         pods: summary.pods,
         seconds,
         lines_per_second: summary.records as f64 / seconds.max(1e-9),
         cpu_seconds,
         max_frontier: summary.max_frontier,
-        max_tracked_pods: tracked,
+        max_tracked_pods: one.then_some(tracked.max(summary.live_components)),
         peak_memory_kib: peak_rss_kib(),
     };
     emit(b.json, &result, describe)
@@ -146,18 +166,20 @@ pub fn oracle(b: &OracleBench) -> ExitCode {
 fn describe(r: &OracleResult) {
     outln!(
         "oracle bench ({}, latency bound {} ms): {} lines, {} pods, read and checked in \
-         {:.2} s on one thread ({:.0} lines/s; {} of CPU time); largest frontier {} \
+         {:.2} s on {} thread(s) ({:.0} lines/s; {} of CPU time); largest frontier {} \
          states; at most {} pods tracked at once; peak memory of the process {}",
         r.profile,
         r.latency_bound_ms,
         r.lines,
         r.pods,
         r.seconds,
+        r.threads,
         r.lines_per_second,
         r.cpu_seconds
             .map_or("unknown".into(), |c| format!("{c:.2} s")),
         r.max_frontier,
-        r.max_tracked_pods,
+        r.max_tracked_pods
+            .map_or("unknown".into(), |n| n.to_string()),
         r.peak_memory_kib
             .map_or("unknown".into(), |k| format!("{k} kB")),
     );

@@ -88,7 +88,7 @@ impl Oracle {
             }
             _ => {}
         }
-        if !self.components.contains_key(&key) {
+        if !self.components.contains_key(&key) && self.owns(&key) {
             self.summary.pods += 1;
             self.components.insert(
                 key.clone(),

@@ -31,9 +31,11 @@ impl Oracle {
             if let Some(c) = self.components.get_mut(&key) {
                 c.wake = None;
             }
+            self.waking = Some((at, key.clone()));
             self.advance(&key, t)?;
             self.settled(&key)?;
         }
+        self.waking = None;
         Ok(())
     }
 

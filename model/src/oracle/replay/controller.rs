@@ -115,6 +115,9 @@ impl Oracle {
 
     /// A controller output line: some state must produce it next (ORACLE-7).
     pub(super) fn output(&mut self, key: &PodKey, seen: &Seen, t: Time) -> Result<()> {
+        if !self.owns(key) {
+            return Ok(()); // another share's pod
+        }
         if !self.components.contains_key(key) {
             let what = verdict::seen_text(seen);
             let message = if self.truth.pods.contains_key(key) {

@@ -1,0 +1,110 @@
+//! `check --partition I/N` and `taintcheck merge` through the binary (CHECK-6): the merged
+//! verdicts and counterexamples are the single run's; usage errors exit 2.
+
+mod cli_support;
+
+use cli_support::{stderr, stdout, taintcheck};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// A fresh directory for one test's files.
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("taintcheck-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temporary directory");
+    d
+}
+
+fn json(o: &std::process::Output) -> Value {
+    serde_json::from_str(&stdout(o)).expect("the output is JSON")
+}
+
+#[test]
+fn three_parts_merged_are_the_single_run() {
+    let d = dir("merge");
+    let single = taintcheck(&["check", "--config", "timer-vs-cancel", "--json"]);
+    assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let part = format!("{i}/3");
+        let o = taintcheck(&[
+            "check",
+            "--config",
+            "timer-vs-cancel",
+            "--partition",
+            &part,
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(json(&o)["partition"]["index"], i);
+        let file = d.join(format!("part-{i}.json"));
+        std::fs::write(&file, &o.stdout).unwrap();
+        files.push(file.display().to_string());
+    }
+    let mut args = vec!["merge", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let merged = taintcheck(&args);
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+    let (single, merged_json) = (json(&single), json(&merged));
+    assert_eq!(merged_json["parts"], 3);
+    let props = |v: &Value| v["properties"].as_array().unwrap().clone();
+    for (s, m) in props(&single).iter().zip(props(&merged_json).iter()) {
+        assert_eq!(s["name"], m["name"]);
+        assert_eq!(s["status"], m["status"], "{}", s["name"]);
+        assert_eq!(
+            s["counterexample"]["action_path"], m["counterexample"]["action_path"],
+            "{}",
+            s["name"]
+        );
+    }
+    let mut gate = vec!["merge", "--gate"];
+    gate.extend(files.iter().map(String::as_str));
+    let text = taintcheck(&gate);
+    assert_eq!(
+        text.status.code(),
+        Some(1),
+        "timer-vs-cancel violates properties"
+    );
+    let out = stdout(&text);
+    assert!(
+        out.starts_with("merged 3 parts: profile latest, config timer-vs-cancel"),
+        "{out}"
+    );
+    assert!(out.contains("Counterexample to"), "{out}");
+    let missing = taintcheck(&["merge", &files[0], &files[2]]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("missing parts: 1/3"),
+        "{}",
+        stderr(&missing)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn partition_usage_errors_exit_2() {
+    for (args, message) in [
+        (vec!["check", "--partition", "3/3"], "I: expected 0 to N-1"),
+        (vec!["check", "--partition", "x"], "expected I/N"),
+        (
+            vec!["check", "--partition", "0/2", "--strategy", "simulation"],
+            "--partition: needs --strategy bfs or dfs",
+        ),
+    ] {
+        let o = taintcheck(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn merge_of_a_file_that_is_not_json_names_its_line() {
+    let d = dir("merge-bad");
+    let bad = d.join("part-0.json");
+    std::fs::write(&bad, "{\n  \"profile\": \n").unwrap();
+    let o = taintcheck(&["merge", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{}:3:", bad.display())), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
