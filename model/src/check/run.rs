@@ -6,7 +6,6 @@
 //! exploration. It stays beside the model because the verdict tests and the benchmarks call it
 //! as a library, and the `taintcheck` CLI is only a binary.
 
-use super::properties::PROPERTIES;
 use super::shortest;
 use super::system::TaintSys;
 use super::trace::Trace;
@@ -70,6 +69,20 @@ impl RunOptions {
             return Err(
                 "--symmetry: needs --strategy dfs or simulation (stateright's BFS \
                  ignores symmetry)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether these options may check `model`: symmetry reduction renames pods, which a
+    /// user-defined property may name, so the two do not go together (spec PROP-1).
+    pub fn check_for(&self, model: &TaintSys) -> Result<(), String> {
+        self.check()?;
+        if self.symmetry && !model.custom.is_empty() {
+            return Err(
+                "--symmetry: not with user-defined properties (they may name the pods \
+                        the reduction renames)"
                     .into(),
             );
         }
@@ -190,7 +203,8 @@ pub struct Report {
     pub seconds: f64,
     /// The whole bounded state space was explored (no target reached, not a simulation).
     pub complete: bool,
-    /// One line per property, in [`PROPERTIES`] order.
+    /// One line per property: the built-ins in [`PROPERTIES`](super::properties::PROPERTIES) order, then the user-defined
+    /// ones ([`TaintSys::catalogue`]).
     pub properties: Vec<PropertyReport>,
 }
 
@@ -269,7 +283,8 @@ pub fn run(
     // Exploration time only: the shortest-counterexample pass below is not part of the rate.
     let seconds = start.elapsed().as_secs_f64();
     let mut discoveries = checker.discoveries();
-    let found: Vec<&'static str> = PROPERTIES
+    let catalogue = model.catalogue();
+    let found: Vec<&'static str> = catalogue
         .iter()
         .filter(|p| discoveries.contains_key(p.name))
         .map(|p| p.name)
@@ -288,7 +303,7 @@ pub fn run(
         .target_states
         .is_some_and(|n| checker.state_count() >= n);
     let complete = opts.strategy != Strategy::Simulation && !reached_target;
-    let properties = PROPERTIES
+    let properties = catalogue
         .iter()
         .map(|p| {
             let path = discoveries.get(p.name).map(|path| Trace::of(&model, path));
