@@ -291,6 +291,7 @@ impl Model for TaintSys {
                     .map(|p| p.name)
                     .collect()
             },
+            statements: self.custom.statements(),
         };
         Some(display::svg(path, explain))
     }

@@ -157,6 +157,19 @@ impl Custom {
         self.entries.iter().map(|e| &e.info)
     }
 
+    /// Each one's statement in words, for the Explorer's header.
+    pub fn statements(&self) -> Vec<(&'static str, String)> {
+        let statement = |e: &Entry| match &e.test {
+            Test::Declared(claim) => claim.to_string(),
+            Test::Rust(_) if e.info.always => "A Rust predicate every state satisfies.".into(),
+            Test::Rust(_) => "A Rust predicate some state satisfies.".into(),
+        };
+        self.entries
+            .iter()
+            .map(|e| (e.info.name, statement(e)))
+            .collect()
+    }
+
     /// Their stateright form, after the built-ins'.
     pub(in crate::check) fn properties(&self) -> Vec<Property<TaintSys>> {
         self.entries
@@ -213,6 +226,15 @@ impl Custom {
         let Some(mut h) = next.history.custom.clone() else {
             return;
         };
+        // Most steps (informer deliveries, dispatching, internal worker steps) touch nothing a
+        // claim reads: no copy for them.
+        let relevant = matches!(
+            action,
+            Action::Env(_) | Action::Tick(_) | Action::ApiRespond(_)
+        ) || effects.iter().any(|e| matches!(e, Effect::Event(_)));
+        if !relevant {
+            return;
+        }
         let mut changed = CustomHistory::clone(&h);
         match action {
             Action::Env(_) => self.sight_taints(&mut changed, next),

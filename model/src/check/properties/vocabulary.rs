@@ -124,6 +124,74 @@ impl Claim {
     }
 }
 
+impl std::fmt::Display for Claim {
+    /// The claim in words, for the Explorer's header (as specs/spec.md, PROP-2, defines it).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: &Duration| format!("{}ms", d.0);
+        let taint = |t: &Option<TaintFilter>| match t {
+            Some(t) => match &t.value {
+                Some(v) => format!("the taint {}={v}", t.key),
+                None => format!("a taint {}", t.key),
+            },
+            None => "a NoExecute taint".into(),
+        };
+        match self {
+            Claim::NeverDeleted { pods } => write!(f, "No pod matching {} is evicted.", pods.0),
+            Claim::NotDeletedBefore {
+                pods,
+                taint: t,
+                after,
+            } => write!(
+                f,
+                "No pod matching {} is evicted earlier than {} after {} first showed on its node \
+                 (or its bind, if later).",
+                pods.0,
+                ms(after),
+                taint(t)
+            ),
+            Claim::DeletedWithin {
+                pods,
+                taint: t,
+                from,
+                to,
+            } => write!(
+                f,
+                "A pod matching {} is evicted no earlier than {} after {} first showed on its \
+                 node, and is gone {} after such a taint present since appeared (or its bind).",
+                pods.0,
+                ms(from),
+                taint(t),
+                ms(to)
+            ),
+            Claim::AtMostDeletions {
+                pods,
+                count,
+                window,
+            } => write!(
+                f,
+                "At most {count} evictions of pods matching {} within any {}.",
+                pods.0,
+                ms(window)
+            ),
+            Claim::MarkedAtMostOnce { pods } => write!(
+                f,
+                "No pod object matching {} gets two \"Marking for deletion\" events.",
+                pods.0
+            ),
+            Claim::Deleted { pods } => write!(f, "A pod matching {} is evicted.", pods.0),
+            Claim::Event { event, pods } => write!(
+                f,
+                "The controller records {} about a pod matching {}.",
+                match event {
+                    EventKind::MarkingForDeletion => "\"Marking for deletion\"",
+                    EventKind::CancellingDeletion => "\"Cancelling deletion\"",
+                },
+                pods.0
+            ),
+        }
+    }
+}
+
 /// A pod name pattern: `*` stands for any run of characters (`db-*`, `*`, `web`). Pods live in
 /// the configuration's one namespace, so the name is the whole key that matters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,5 +264,22 @@ mod tests {
         assert!(p("*-1").matches(&key("web-1")));
         assert!(p("w*b*1").matches(&key("web-1")));
         assert!(!p("w*x").matches(&key("web")));
+    }
+
+    #[test]
+    fn claims_read_as_sentences() {
+        let claim = Claim::NotDeletedBefore {
+            pods: Pattern("db-*".into()),
+            taint: Some(TaintFilter {
+                key: "node.kubernetes.io/unreachable".into(),
+                value: None,
+            }),
+            after: Duration(600_000),
+        };
+        assert_eq!(
+            claim.to_string(),
+            "No pod matching db-* is evicted earlier than 600000ms after a taint \
+             node.kubernetes.io/unreachable first showed on its node (or its bind, if later)."
+        );
     }
 }
