@@ -13,6 +13,7 @@ fn json_itf_and_junit_carry_user_properties() {
     let dir = std::env::temp_dir().join(format!("taintcheck-props-{}", std::process::id()));
     let itf = dir.join("itf");
     let junit = dir.join("check.xml");
+    std::fs::create_dir_all(&dir).unwrap();
     let o = taintcheck(&[
         "check",
         "--config",
