@@ -233,15 +233,19 @@ fn strategy_parser() -> impl TypedValueParser<Value = Strategy> {
 }
 
 /// Reads and parses `--expect`'s file: unreadable is a usage error, malformed bad input.
-fn load_expectation(path: &Path) -> Result<Expectation, Failure> {
+fn load_expectation(path: &Path, model: &TaintSys) -> Result<Expectation, Failure> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| Failure::usage(format!("{file}: {e}")))?;
-    Expectation::parse(&file, &text).map_err(Failure::input)
+    Expectation::parse_for(&file, &text, &model.catalogue()).map_err(Failure::input)
 }
 
 pub fn run(args: CheckArgs) -> Outcome {
     let model = args.model.model()?;
-    let expectation = args.expect.as_deref().map(load_expectation).transpose()?;
+    let expectation = args
+        .expect
+        .as_deref()
+        .map(|path| load_expectation(path, &model))
+        .transpose()?;
     let opts = RunOptions {
         strategy: args.strategy,
         threads: args.threads,
@@ -249,7 +253,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         seed: args.seed,
         symmetry: args.symmetry,
     };
-    opts.check().map_err(Failure::Usage)?;
+    opts.check_for(&model).map_err(Failure::Usage)?;
     let tty = std::io::stderr().is_terminal();
     let progress = |states, unique, depth| {
         if tty {
@@ -258,7 +262,7 @@ pub fn run(args: CheckArgs) -> Outcome {
     };
     let report = match args.partition {
         Some(part) => {
-            partition::check_options(&opts).map_err(Failure::Usage)?;
+            partition::check_options(&opts, &model).map_err(Failure::Usage)?;
             partition::run(model, &opts, part, progress)
         }
         None => run::run(model, &opts, progress),

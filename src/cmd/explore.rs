@@ -10,7 +10,7 @@ use clap::Args;
 use stateright::Model;
 use std::net::{SocketAddr, TcpListener};
 use std::process::ExitCode;
-use taintcheck_model::check::properties::PROPERTIES;
+use taintcheck_model::check::properties::PropertyInfo;
 use taintcheck_model::check::shortest;
 
 #[derive(Args, Debug)]
@@ -30,9 +30,10 @@ pub struct ExploreArgs {
     pub property: Option<String>,
 }
 
-/// The `always` property `arg` names, by spec id or full name.
-fn property(arg: &str) -> Result<&'static str, Failure> {
-    let found = PROPERTIES.iter().find(|p| p.id == arg || p.name == arg);
+/// The `always` property `arg` names, by spec id or full name: a built-in or one of the
+/// model's user-defined properties.
+fn property(arg: &str, catalogue: &[PropertyInfo]) -> Result<&'static str, Failure> {
+    let found = catalogue.iter().find(|p| p.id == arg || p.name == arg);
     match found {
         Some(p) if p.always => Ok(p.name),
         Some(p) => Err(Failure::usage(format!(
@@ -41,7 +42,7 @@ fn property(arg: &str) -> Result<&'static str, Failure> {
             p.name
         ))),
         None => {
-            let ids: Vec<String> = PROPERTIES
+            let ids: Vec<String> = catalogue
                 .iter()
                 .filter(|p| p.always)
                 .map(|p| format!("\"{}\"", p.id))
@@ -77,7 +78,12 @@ fn listen_addr(addr: &str, allow_remote: bool) -> Result<SocketAddr, Failure> {
 
 pub fn run(args: ExploreArgs) -> Outcome {
     let mut model = args.model.model()?;
-    let focus = args.property.as_deref().map(property).transpose()?;
+    let catalogue = model.catalogue();
+    let focus = args
+        .property
+        .as_deref()
+        .map(|arg| property(arg, &catalogue))
+        .transpose()?;
     let addr = listen_addr(&args.addr, args.allow_remote)?;
     model.focus = focus;
     let base = format!("http://{addr}/");

@@ -4,8 +4,10 @@
 //!
 //! Spec: MODEL-CFG (specs/spec.md, "Configurations").
 
+mod properties;
 mod read;
 
+use super::properties::vocabulary::Declared;
 use crate::api::{PodKey, Taint, TaintEffect, Toleration};
 use crate::field::FieldPath;
 use crate::yaml::Error;
@@ -205,6 +207,8 @@ pub struct CheckConfig {
     pub pod_channel_capacity: usize,
     /// Slack of the bounded-eviction deadline (spec LIVE-1): retries and backoff timers.
     pub processing_bound_ms: i64,
+    /// The user-defined properties it declares (spec PROP-1).
+    pub properties: Vec<Declared>,
 }
 
 impl CheckConfig {

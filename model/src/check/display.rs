@@ -276,6 +276,8 @@ pub struct Explain<O, V> {
     pub outcome: O,
     /// The names of the `always` properties a state violates, in the model's order.
     pub violated: V,
+    /// The user-defined properties' statements (the built-ins' come from specs/spec.md).
+    pub statements: Vec<(&'static str, String)>,
 }
 
 /// The Explorer's timeline of `path` ([`timeline`]): the property asked about (or else every
@@ -297,11 +299,11 @@ where
     }
     let mut verdicts: Vec<timeline::Verdict> = Vec::new();
     if let Some(focus) = explain.focus {
-        verdicts.push(verdict(focus, &first_violation));
+        verdicts.push(verdict(focus, &first_violation, &explain.statements));
     }
     for (name, _) in &first_violation {
         if Some(*name) != explain.focus {
-            verdicts.push(verdict(name, &first_violation));
+            verdicts.push(verdict(name, &first_violation, &explain.statements));
         }
     }
     let steps = path
@@ -335,11 +337,19 @@ where
     })
 }
 
-fn verdict(name: &'static str, first_violation: &[(&'static str, usize)]) -> timeline::Verdict {
+fn verdict(
+    name: &'static str,
+    first_violation: &[(&'static str, usize)],
+    statements: &[(&'static str, String)],
+) -> timeline::Verdict {
     let id = name.split(' ').next().unwrap_or(name);
+    let user = statements.iter().find(|(n, _)| *n == name);
     timeline::Verdict {
         name,
-        statement: statement::of(id).unwrap_or_default(),
+        statement: match user {
+            Some((_, s)) => s.clone(),
+            None => statement::of(id).unwrap_or_default(),
+        },
         violated_at: first_violation
             .iter()
             .find(|(n, _)| *n == name)

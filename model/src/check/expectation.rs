@@ -10,9 +10,10 @@ use crate::field::FieldPath;
 use crate::yaml::{self, Error, Errors, Node};
 use saphyr::{Scalar, YamlData};
 
-/// The verdicts a file expects, one per property in [`PROPERTIES`] order.
+/// The verdicts a file expects, one per property of the model's catalogue (the built-ins in
+/// [`PROPERTIES`] order, then the user-defined ones).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Expectation(Vec<Status>);
+pub struct Expectation(Vec<(PropertyInfo, Status)>);
 
 /// The verdict names a file may use, and their statuses.
 const VERDICTS: [(&str, Status); 4] = [
@@ -23,8 +24,18 @@ const VERDICTS: [(&str, Status); 4] = [
 ];
 
 impl Expectation {
-    /// Parses the file `file` holding `text`.
+    /// Parses the file `file` holding `text`, about the built-in properties.
     pub fn parse(file: &str, text: &str) -> Result<Expectation, Errors> {
+        Expectation::parse_for(file, text, PROPERTIES)
+    }
+
+    /// Parses the file `file` holding `text`, about the properties of `catalogue`
+    /// ([`TaintSys::catalogue`](super::TaintSys::catalogue)).
+    pub fn parse_for(
+        file: &str,
+        text: &str,
+        catalogue: &[PropertyInfo],
+    ) -> Result<Expectation, Errors> {
         let doc = yaml::load_one(file, text)?;
         let error = |node: &Node, field: FieldPath, message: String| Error {
             file: file.to_owned(),
@@ -36,16 +47,16 @@ impl Expectation {
             let message = "expected a mapping from property to verdict".to_owned();
             return Err(Errors(vec![error(&doc, FieldPath::root(), message)]));
         };
-        let mut statuses: Vec<Status> = PROPERTIES
+        let mut statuses: Vec<(PropertyInfo, Status)> = catalogue
             .iter()
-            .map(|p| Status::of(p.always, !p.always, true))
+            .map(|p| (*p, Status::of(p.always, !p.always, true)))
             .collect();
         let mut errors = Vec::new();
         for (k, v) in entries {
             let key = scalar(k);
             let field = FieldPath::new(&key);
-            let Some(i) = PROPERTIES.iter().position(|p| p.id == key || p.name == key) else {
-                let ids: Vec<String> = PROPERTIES.iter().map(|p| format!("\"{}\"", p.id)).collect();
+            let Some(i) = catalogue.iter().position(|p| p.id == key || p.name == key) else {
+                let ids: Vec<String> = catalogue.iter().map(|p| format!("\"{}\"", p.id)).collect();
                 let message = format!(
                     "Unsupported value: \"{key}\": supported values: {}",
                     ids.join(", ")
@@ -66,7 +77,7 @@ impl Expectation {
                 errors.push(error(v, field, message));
                 continue;
             };
-            let property = &PROPERTIES[i];
+            let property = &catalogue[i];
             if kind_of(status) != property.always {
                 let message = format!(
                     "Invalid value: \"{value}\": {} is a `{}` property",
@@ -80,7 +91,7 @@ impl Expectation {
                 errors.push(error(v, field, message));
                 continue;
             }
-            statuses[i] = status;
+            statuses[i].1 = status;
         }
         if errors.is_empty() {
             Ok(Expectation(statuses))
@@ -92,9 +103,8 @@ impl Expectation {
     /// Every property whose verdict in `report` differs from the expected one, as a line
     /// `ID: expected X, got Y`.
     pub fn differences(&self, report: &Report) -> Vec<String> {
-        PROPERTIES
+        self.0
             .iter()
-            .zip(&self.0)
             .filter_map(|(p, expected)| {
                 let got = report.status(p.name)?;
                 (got != *expected).then(|| {
@@ -109,13 +119,15 @@ impl Expectation {
             .collect()
     }
 
-    /// The expected verdict of `p`.
+    /// The expected verdict of `p`, one of the properties the file was read for.
     pub fn of(&self, p: &PropertyInfo) -> Status {
-        let i = PROPERTIES
-            .iter()
-            .position(|q| q.id == p.id)
-            .expect("one of PROPERTIES");
-        self.0[i]
+        self.of_name(p.name)
+            .expect("one of the catalogue's properties")
+    }
+
+    /// The expected verdict of the property named `name`, if the file was read for it.
+    pub fn of_name(&self, name: &str) -> Option<Status> {
+        self.0.iter().find(|(p, _)| p.name == name).map(|(_, s)| *s)
     }
 }
 

@@ -16,7 +16,8 @@
 //!   orbit.
 //! * [`outcome`] and [`display`]: what a step did, and its rendering for people and the
 //!   Explorer.
-//! * [`config`]: what a run explores.
+//! * [`config`]: what a run explores; [`properties::vocabulary`] and [`properties::custom`]:
+//!   user-defined properties, declared in a configuration or added from Rust ([`builder`]).
 //!
 //! Running the checker: [`run`] is the one module that starts threads and reads the clock (the
 //! checker's workers and the run's duration); [`shortest`] makes counterexamples and examples
@@ -28,6 +29,7 @@
 
 pub mod action;
 mod answer;
+pub mod builder;
 pub mod config;
 pub mod display;
 mod environment;

@@ -321,7 +321,12 @@ pub fn run(
 }
 
 /// The options a partitioned run refuses, as a usage error message.
-pub fn check_options(opts: &RunOptions) -> Result<(), String> {
+pub fn check_options(opts: &RunOptions, model: &TaintSys) -> Result<(), String> {
+    if !model.custom.is_empty() {
+        return Err("--partition: not with user-defined properties (`merge` combines the \
+                    built-in ones only)"
+            .into());
+    }
     if opts.strategy == Strategy::Simulation {
         return Err(
             "--partition: needs --strategy bfs or dfs (a simulation has no \

@@ -6,6 +6,9 @@
 //! stateright form in [`TaintSys::properties`](super::system::TaintSys). Spec: specs/spec.md,
 //! "Properties".
 
+pub mod custom;
+pub mod vocabulary;
+
 use super::state::{earliest_eviction, SysState};
 use crate::api::Taint;
 use crate::core::{shard_of, PodItem, WorkPhase, Worker};
@@ -60,6 +63,7 @@ impl Witness {
 }
 
 /// A property's stable name (as printed and asserted), its spec id, and its kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PropertyInfo {
     /// The name `check` prints and the tests assert.
     pub name: &'static str,

@@ -8,7 +8,6 @@
 
 use super::action::Action;
 use super::partition::PartitionInfo;
-use super::properties::PROPERTIES;
 use super::shortest;
 use super::state::SysState;
 use super::system::TaintSys;
@@ -74,6 +73,20 @@ impl RunOptions {
             return Err(
                 "--symmetry: needs --strategy dfs or simulation (stateright's BFS \
                  ignores symmetry)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Whether these options may check `model`: symmetry reduction renames pods, which a
+    /// user-defined property may name, so the two do not go together (spec PROP-1).
+    pub fn check_for(&self, model: &TaintSys) -> Result<(), String> {
+        self.check()?;
+        if self.symmetry && !model.custom.is_empty() {
+            return Err(
+                "--symmetry: not with user-defined properties (they may name the pods \
+                        the reduction renames)"
                     .into(),
             );
         }
@@ -198,7 +211,8 @@ pub struct Report {
     pub seconds: f64,
     /// The whole bounded state space was explored (no target reached, not a simulation).
     pub complete: bool,
-    /// One line per property, in [`PROPERTIES`] order.
+    /// One line per property: the built-ins in [`PROPERTIES`](super::properties::PROPERTIES) order, then the user-defined
+    /// ones ([`TaintSys::catalogue`]).
     pub properties: Vec<PropertyReport>,
 }
 
@@ -322,7 +336,8 @@ pub(super) fn report(
     partition: Option<PartitionInfo>,
 ) -> Report {
     let mut discoveries = explored.discoveries;
-    let found: Vec<&'static str> = PROPERTIES
+    let catalogue = model.catalogue();
+    let found: Vec<&'static str> = catalogue
         .iter()
         .filter(|p| discoveries.contains_key(p.name))
         .map(|p| p.name)
@@ -338,7 +353,7 @@ pub(super) fn report(
         }
     }
     let complete = explored.complete;
-    let properties = PROPERTIES
+    let properties = catalogue
         .iter()
         .map(|p| {
             let path = discoveries.get(p.name).map(|path| Trace::of(model, path));

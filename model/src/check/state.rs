@@ -5,6 +5,7 @@
 //! Everything is ordered (`SmallMap`, `VecDeque`) and small, so states hash deterministically.
 //! Spec: MODEL-S1..MODEL-S6 (specs/spec.md, "State variables").
 
+use super::properties::custom::CustomHistory;
 use super::symmetry::Symmetry;
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::{Controller, WorkPhase};
@@ -213,6 +214,9 @@ pub struct History {
     /// Pod objects an eviction decision (evict now, schedule, reschedule) was made for, sorted
     /// (spec UID-1).
     pub decided: Shared<Vec<Uid>>,
+    /// What user-defined properties need of the past; `None` unless a configuration declares
+    /// some (spec PROP-3).
+    pub custom: Option<Shared<CustomHistory>>,
 }
 
 impl History {

@@ -16,7 +16,8 @@ use super::environment::Environment;
 use super::informer::{self, CacheView};
 use super::judge;
 use super::outcome::{Notes, Outcome};
-use super::properties::{self, Flag, Witness, PROPERTIES};
+use super::properties::custom::Custom;
+use super::properties::{self, Flag, PropertyInfo, Witness, PROPERTIES};
 use super::state::{ApiNode, ApiPod, ApiServer, EnvState, History, Informer, SysState};
 use super::symmetry::Symmetry;
 use crate::api::{Node, Pod};
@@ -36,6 +37,8 @@ pub struct TaintSys {
     /// The property the Explorer's timeline explains first (`taintcheck explore --property`);
     /// it changes nothing else.
     pub focus: Option<&'static str>,
+    /// The user-defined properties, after the built-ins (spec PROP-1).
+    pub custom: Custom,
 }
 
 impl TaintSys {
@@ -43,6 +46,7 @@ impl TaintSys {
     pub fn new(profile: Profile, config: CheckConfig) -> TaintSys {
         TaintSys {
             profile,
+            custom: Custom::declared(&config.properties),
             config,
             focus: None,
         }
@@ -118,6 +122,7 @@ impl TaintSys {
             history: History::default(),
             symmetry,
         };
+        s.history.custom = self.custom.initial(&s);
         informer::relist(&mut s);
         self.settle(s)
     }
@@ -162,6 +167,16 @@ impl TaintSys {
         Some(next)
     }
 
+    /// Every property's name, id and kind in report order: the built-ins ([`PROPERTIES`]),
+    /// then the user-defined ones.
+    pub fn catalogue(&self) -> Vec<PropertyInfo> {
+        PROPERTIES
+            .iter()
+            .chain(self.custom.infos())
+            .copied()
+            .collect()
+    }
+
     /// LIVE-1 (`per_incarnation`) or LIVE-2, with this model's profile and processing bound.
     fn bounded(&self, s: &SysState, per_incarnation: bool) -> bool {
         let bound = Duration(self.config.processing_bound_ms);
@@ -202,6 +217,7 @@ impl TaintSys {
             Action::Env(op) => self.environment().apply(&mut next, op, out),
         }
         judge::effects(&mut next, s, action, &out.effects, self.ops());
+        self.custom.observe(&mut next, s, action, &out.effects);
         Some(next)
     }
 }
@@ -274,16 +290,18 @@ impl Model for TaintSys {
                     .map(|p| p.name)
                     .collect()
             },
+            statements: self.custom.statements(),
         };
         Some(display::svg(path, explain))
     }
 
-    /// The properties, in [`PROPERTIES`] order (the names come from there). Those about an
-    /// instant in the past read the history bits `judge` records; the others read the state.
+    /// The properties, in [`PROPERTIES`] order (the names come from there), then the
+    /// user-defined ones. Those about an instant in the past read the history bits `judge`
+    /// records; the others read the state.
     fn properties(&self) -> Vec<Property<Self>> {
         use properties::{flag_clear, witnessed};
         let p = PROPERTIES;
-        vec![
+        let mut list: Vec<Property<Self>> = vec![
             Property::always(p[0].name, |_, s| flag_clear(s, Flag::EvictAfterRemoval)),
             Property::always(p[1].name, |_, s| flag_clear(s, Flag::Premature)),
             Property::always(p[2].name, |m, s| m.bounded(s, true)),
@@ -304,7 +322,9 @@ impl Model for TaintSys {
             Property::sometimes(p[15].name, |_, s| {
                 witnessed(s, Witness::EvictionAfterRestart)
             }),
-        ]
+        ];
+        list.extend(self.custom.properties());
+        list
     }
 
     fn within_boundary(&self, s: &SysState) -> bool {

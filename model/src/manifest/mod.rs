@@ -6,6 +6,7 @@
 //! `file:line: field.path: message`, the line taken from the source text.
 
 pub mod convert;
+mod entry;
 mod print;
 
 use crate::field::{BadValue, FieldError, FieldPath, Segment};
@@ -17,6 +18,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::fmt;
 use std::path::Path;
+
+pub use entry::read_entry;
 
 pub use crate::yaml::LineIndex;
 pub use print::to_yaml;

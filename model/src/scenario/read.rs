@@ -7,9 +7,9 @@ use super::{
     PodSpec, RuntimeKnobs, Scenario, ScenarioErrors, ALL_PROFILES,
 };
 use crate::api::{Node, Operator, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use crate::field::{BadValue, FieldError, FieldPath, Segment};
+use crate::field::{FieldPath, Segment};
 use crate::limits;
-use crate::manifest::{self, convert, Diagnostic, Located, Object};
+use crate::manifest::{self, convert, Located, Object};
 use crate::profile::Profile;
 use crate::taint_syntax::{parse_spec, TaintSpec};
 use crate::time::{Duration, Time};
@@ -263,97 +263,11 @@ impl Reader {
         Some(specs.collect())
     }
 
-    /// `{manifest: PATH | OBJECT}`: Kubernetes manifests as `kubectl get -o yaml|json` prints
-    /// them, from a file relative to the scenario's directory (one object, a `List`, several
-    /// documents) or inline. Each must be a `kind` with a name, valid as the API server with
-    /// the comparison operators on accepts it (what `Lt`/`Gt` mean is each profile's matter).
-    /// `None` if anything is wrong.
+    /// `{manifest: PATH | OBJECT}` relative to the scenario's directory
+    /// ([`manifest::read_entry`]). `None` if anything is wrong.
     fn manifest(&mut self, f: &Field, kind: &'static str) -> Option<Vec<Located>> {
-        if !self.known_keys(f, &["manifest"]) {
-            return None;
-        }
-        let read = f
-            .get("manifest")
-            .and_then(|c| self.read_manifest(&c, kind))?;
-        let before = self.errors.len();
-        for d in &read.errors {
-            self.diagnostic(d);
-        }
-        for o in &read.objects {
-            let mut errors: Vec<Diagnostic> = o.validate(true);
-            if o.kind() != kind {
-                let e = FieldError::not_supported(
-                    FieldPath::new("kind"),
-                    BadValue::Str(o.kind().to_owned()),
-                    &[kind],
-                );
-                errors.push(o.locate(&e));
-            }
-            let name = match &o.object {
-                Object::Pod(p) => p.metadata.name.as_deref(),
-                Object::Node(n) => n.metadata.name.as_deref(),
-            };
-            if name.is_none_or(str::is_empty) {
-                let path = FieldPath::new("metadata").child("name");
-                let e = FieldError::required(path, "name or generateName is required");
-                errors.push(o.locate(&e));
-            }
-            for d in &errors {
-                self.diagnostic(d);
-            }
-        }
-        (self.errors.len() == before).then_some(read.objects)
-    }
-
-    /// The manifest field's objects: inline, or read from the file it names.
-    fn read_manifest(&mut self, f: &Field, kind: &str) -> Option<manifest::Manifests> {
-        if f.mapping().is_some() {
-            return Some(manifest::read_yaml(&self.file, f.node));
-        }
-        let Some(relative) = f.text().filter(|t| !t.is_empty()) else {
-            self.invalid(
-                f,
-                &format!("a path to a {kind} manifest, or the manifest itself"),
-            );
-            return None;
-        };
-        let path = self.dir.join(&relative);
-        let read = manifest::read_file(&path);
-        if read.objects.is_empty() && read.errors.is_empty() {
-            self.error(
-                f,
-                &format!(
-                    "Invalid value: {relative:?}: {} holds no object",
-                    path.display()
-                ),
-            );
-            return None;
-        }
-        if let [Diagnostic {
-            line: None,
-            message,
-            ..
-        }] = read.errors.as_slice()
-        {
-            self.error(f, &format!("Invalid value: {relative:?}: {message}"));
-            return None;
-        }
-        Some(read)
-    }
-
-    /// A manifest's problem, in its own file.
-    fn diagnostic(&mut self, d: &Diagnostic) {
-        self.errors.push(Error {
-            file: d.file.clone(),
-            line: Some(d.line.unwrap_or(1)),
-            field: FieldPath::root(),
-            // The manifest's own field path (`spec.tolerations[1]`) reads after the line.
-            message: if d.path.is_empty() {
-                d.message.clone()
-            } else {
-                format!("{}: {}", d.path, d.message)
-            },
-        });
+        let dir = self.dir.clone();
+        manifest::read_entry(self, &dir, f, kind)
     }
 
     pub(super) fn node(&mut self, f: &Field) -> Option<Node> {

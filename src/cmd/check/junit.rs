@@ -5,7 +5,6 @@
 //! not shown to hold. Spec: CHECK-1.
 
 use taintcheck_model::check::expectation::Expectation;
-use taintcheck_model::check::properties::PROPERTIES;
 use taintcheck_model::check::run::{PropertyReport, Report, Status};
 
 /// The XML document.
@@ -72,11 +71,9 @@ fn case(r: &Report, p: &PropertyReport, expectation: Option<&Expectation>) -> Ca
     let verdict = r.verdict_text(p.status);
     let failed = match expectation {
         Some(e) => {
-            let info = PROPERTIES
-                .iter()
-                .find(|i| i.name == p.name)
-                .expect("reported properties are PROPERTIES");
-            let expected = e.of(info);
+            let expected = e
+                .of_name(p.name)
+                .expect("the expectation was read for the reported properties");
             (p.status != expected).then(|| format!("{verdict}: expected {}", expected.as_str()))
         }
         None => p.status.fails_gate().then(|| verdict.clone()),

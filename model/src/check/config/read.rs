@@ -5,16 +5,20 @@ use super::{CheckConfig, ConfigErrors, NodeSpec, OpKind, PodSpec};
 use crate::api::{Operator, Taint, TaintEffect, Toleration};
 use crate::check::config::checked_taint;
 use crate::limits;
+use crate::manifest;
 use crate::yaml::{self, Error, Field, Read};
 use saphyr::Scalar;
 use std::collections::BTreeSet;
+use std::path::Path;
 
 /// Reads a configuration document named `name`; `file` names it in errors.
 pub(super) fn parse(file: &str, name: &str, text: &str) -> Result<CheckConfig, ConfigErrors> {
     let doc = yaml::load_one(file, text)?;
     let root = Field::root(&doc);
+    let dir = Path::new(file).parent().unwrap_or(Path::new(""));
     let mut r = Reader {
         file,
+        dir,
         errors: Vec::new(),
     };
     let cfg = r.config(name, &root);
@@ -34,8 +38,11 @@ pub(super) fn parse(file: &str, name: &str, text: &str) -> Result<CheckConfig, C
     Ok(cfg)
 }
 
-struct Reader<'f> {
+/// A configuration file's reader; `properties` reads the `properties:` section.
+pub(super) struct Reader<'f> {
     file: &'f str,
+    /// Where manifest paths are relative to: the configuration file's directory.
+    dir: &'f Path,
     errors: Vec<Error>,
 }
 
@@ -67,6 +74,7 @@ impl Reader<'_> {
             node_channel_capacity: 10,
             pod_channel_capacity: 1,
             processing_bound_ms: 100,
+            properties: Vec::new(),
         };
         const FIELDS: &[&str] = &[
             "description",
@@ -83,6 +91,7 @@ impl Reader<'_> {
             "node_channel_capacity",
             "pod_channel_capacity",
             "processing_bound_ms",
+            "properties",
         ];
         if !self.known_keys(f, FIELDS) {
             return cfg;
@@ -91,10 +100,10 @@ impl Reader<'_> {
             cfg.description = d.trim().to_owned();
         }
         if let Some(c) = f.get("nodes") {
-            cfg.nodes = self.list(&c, |r, n| r.node(n));
+            cfg.nodes = self.list(&c, |r, n| r.node(n)).concat();
         }
         if let Some(c) = f.get("pods") {
-            cfg.pods = self.list(&c, |r, p| r.pod(p));
+            cfg.pods = self.list(&c, |r, p| r.pod(p)).concat();
         }
         if let Some(c) = f.get("taints") {
             cfg.taints = self.list(&c, |r, t| r.taint(t));
@@ -107,6 +116,9 @@ impl Reader<'_> {
         }
         if let Some(c) = f.get("operations") {
             cfg.operations = self.list(&c, |r, o| r.operation(o)).into_iter().collect();
+        }
+        if let Some(c) = f.get("properties") {
+            cfg.properties = self.properties(&c);
         }
         let mut int = |key: &str, max: i64| {
             f.get(key)
@@ -175,7 +187,27 @@ impl Reader<'_> {
         name
     }
 
-    fn node(&mut self, f: &Field) -> Option<NodeSpec> {
+    /// A node: `{name, taints}`, or `{manifest: …}` (every Node it holds, with its NoExecute
+    /// taints present from the start).
+    fn node(&mut self, f: &Field) -> Option<Vec<NodeSpec>> {
+        if f.has("manifest") {
+            let objects = manifest::read_entry(self, self.dir, f, "Node")?;
+            let nodes = objects.iter().filter_map(|o| o.compact_node());
+            return Some(
+                nodes
+                    .map(|n| NodeSpec {
+                        name: n.name.to_string(),
+                        taints: n
+                            .no_execute_taints()
+                            .map(|t| Taint {
+                                time_added: None,
+                                ..t.clone()
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            );
+        }
         if !self.known_keys(f, &["name", "taints"]) {
             return None;
         }
@@ -183,13 +215,27 @@ impl Reader<'_> {
         let taints = f
             .get("taints")
             .map_or_else(Vec::new, |c| self.list(&c, |r, t| r.taint(t)));
-        Some(NodeSpec {
+        Some(vec![NodeSpec {
             name: name?,
             taints,
-        })
+        }])
     }
 
-    fn pod(&mut self, f: &Field) -> Option<PodSpec> {
+    /// A pod: `{name, node, tolerations}`, or `{manifest: …}` (every Pod it holds: its name,
+    /// `spec.nodeName` and tolerations; the model has one namespace).
+    fn pod(&mut self, f: &Field) -> Option<Vec<PodSpec>> {
+        if f.has("manifest") {
+            let objects = manifest::read_entry(self, self.dir, f, "Pod")?;
+            let pods = objects.iter().filter_map(|o| o.compact_pod());
+            return Some(
+                pods.map(|p| PodSpec {
+                    name: p.key.name.to_string(),
+                    node: p.node_name.map(|n| n.to_string()),
+                    tolerations: p.tolerations,
+                })
+                .collect(),
+            );
+        }
         if !self.known_keys(f, &["name", "node", "tolerations"]) {
             return None;
         }
@@ -201,11 +247,11 @@ impl Reader<'_> {
         let tolerations = f
             .get("tolerations")
             .map_or_else(Vec::new, |c| self.list(&c, |r, t| r.toleration(t)));
-        Some(PodSpec {
+        Some(vec![PodSpec {
             name: name?,
             node,
             tolerations,
-        })
+        }])
     }
 
     /// `{key, operator, value, effect, tolerationSeconds}`, Kubernetes' field names; effect

@@ -98,6 +98,22 @@ fn render(s: &SysState) -> String {
         list(h.failed.iter().map(|r| format!("#{r}"))),
         list(h.decided.iter().map(ToString::to_string)),
     );
+    if let Some(c) = &h.custom {
+        let _ =
+            writeln!(
+            o,
+            "user properties' history: events seen (bit per property): {:#b}; taints first seen: \
+             {}; marked for deletion (uid): {}; deletions in a window: {}",
+            c.hit,
+            list(
+                c.first_tainted
+                    .iter()
+                    .map(|((n, k, v), t)| format!("{n} {k}={v} at {}ms", t.0))
+            ),
+            list(c.marked.iter().map(ToString::to_string)),
+            list(c.deletions.iter().map(|(i, t)| format!("#{i} at {}ms", t.0))),
+        );
+    }
     o
 }
 

@@ -1,0 +1,293 @@
+//! Reading a configuration's `properties:` section (spec PROP-1): each entry a user-named
+//! property, `always` with a safety claim or `sometimes` with an occurrence claim, every error
+//! at its file, line and field.
+
+use super::read::Reader;
+use crate::check::properties::custom::{name_problem, MAX_CUSTOM};
+use crate::check::properties::vocabulary::{Claim, Declared, Pattern, TaintFilter};
+use crate::core::EventKind;
+use crate::yaml::{Field, Read};
+use std::collections::BTreeSet;
+
+impl Reader<'_> {
+    /// The `properties:` list.
+    pub(super) fn properties(&mut self, f: &Field) -> Vec<Declared> {
+        let declared = self.list(f, |r, p| r.property(p));
+        let mut seen = BTreeSet::new();
+        for (d, item) in declared.iter().zip(f.items()) {
+            if !seen.insert(d.name.clone()) {
+                let name = item.get("name").unwrap_or(item);
+                self.error(&name, &format!("Duplicate value: \"{}\"", d.name));
+            }
+        }
+        if let Some(extra) = f.items().nth(MAX_CUSTOM) {
+            self.error(
+                &extra,
+                &format!("Too many: at most {MAX_CUSTOM} user-defined properties"),
+            );
+        }
+        declared
+    }
+
+    /// `{name, always: CLAIM}` or `{name, sometimes: CLAIM}`.
+    fn property(&mut self, f: &Field) -> Option<Declared> {
+        if !self.known_keys(f, &["name", "always", "sometimes"]) {
+            return None;
+        }
+        let name = match f.get("name") {
+            Some(n) => {
+                let name = self.string(&n)?;
+                if let Some(problem) = name_problem(&name) {
+                    self.error(&n, &format!("Invalid value: {name:?}: {problem}"));
+                    return None;
+                }
+                name
+            }
+            None => {
+                self.error_at(f.line(), f.path.child("name"), "Required value");
+                return None;
+            }
+        };
+        let (always, body) = match (f.get("always"), f.get("sometimes")) {
+            (Some(a), None) => (true, a),
+            (None, Some(s)) => (false, s),
+            _ => {
+                self.error_at(
+                    f.line(),
+                    f.path.clone(),
+                    "Invalid value: expected exactly one of \"always\" or \"sometimes\"",
+                );
+                return None;
+            }
+        };
+        let claim = self.claim(&body)?;
+        if claim.is_safety() != always {
+            let message = if always {
+                "Invalid value: an occurrence claim (deleted, event) is checked with \
+                 \"sometimes\""
+            } else {
+                "Invalid value: a safety claim is checked with \"always\"; \"sometimes\" takes \
+                 deleted or event"
+            };
+            self.error(&body, message);
+            return None;
+        }
+        Some(Declared { name, claim })
+    }
+
+    /// A mapping with one claim name as its key.
+    fn claim(&mut self, f: &Field) -> Option<Claim> {
+        if !self.known_keys(f, &Claim::NAMES) {
+            return None;
+        }
+        let mut entries = f.entries();
+        let (Some((key, body)), None) = (entries.next(), entries.next()) else {
+            let names: Vec<_> = Claim::NAMES.iter().map(|n| format!("\"{n}\"")).collect();
+            let message = format!("Invalid value: expected one claim of {}", names.join(", "));
+            self.error(f, &message);
+            return None;
+        };
+        let kind = key.text().unwrap_or_default();
+        let fields: &[&str] = match kind.as_str() {
+            "never_deleted" | "marked_at_most_once" | "deleted" => &["pods"],
+            "not_deleted_before" => &["pods", "taint", "after"],
+            "deleted_within" => &["pods", "taint", "from", "to"],
+            "at_most_deletions" => &["pods", "count", "window"],
+            _ => &["pods", "event"],
+        };
+        if !self.known_keys(&body, fields) {
+            return None;
+        }
+        let pods = match body.get("pods") {
+            Some(p) => self.pattern(&p)?,
+            None => Pattern("*".into()),
+        };
+        let taint = match body.get("taint") {
+            Some(t) => Some(self.taint_filter(&t)?),
+            None => None,
+        };
+        let duration = |r: &mut Self, key: &str| {
+            let d = body.get(key).map(|c| r.duration(&c));
+            r.required(&body, key, d)
+        };
+        Some(match kind.as_str() {
+            "never_deleted" => Claim::NeverDeleted { pods },
+            "marked_at_most_once" => Claim::MarkedAtMostOnce { pods },
+            "deleted" => Claim::Deleted { pods },
+            "not_deleted_before" => Claim::NotDeletedBefore {
+                after: duration(self, "after")?,
+                pods,
+                taint,
+            },
+            "deleted_within" => {
+                let from = duration(self, "from");
+                let to = duration(self, "to");
+                let (from, to) = (from?, to?);
+                if to < from {
+                    self.invalid(&body.get("to")?, "a duration no shorter than \"from\"");
+                    return None;
+                }
+                Claim::DeletedWithin {
+                    pods,
+                    taint,
+                    from,
+                    to,
+                }
+            }
+            "at_most_deletions" => {
+                let count = body.get("count").map(|c| self.integer_in(&c, 0, 255));
+                let count = self.required(&body, "count", count);
+                let window = duration(self, "window");
+                Claim::AtMostDeletions {
+                    pods,
+                    count: count? as u8,
+                    window: window?,
+                }
+            }
+            _ => {
+                let event = body.get("event").map(|e| self.event_kind(&e));
+                Claim::Event {
+                    event: self.required(&body, "event", event)?,
+                    pods,
+                }
+            }
+        })
+    }
+
+    /// A pod name pattern: a pod name's characters and `*`.
+    fn pattern(&mut self, f: &Field) -> Option<Pattern> {
+        let s = self.string(f)?;
+        let ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "-.*".contains(c);
+        if s.is_empty() || s.len() > 253 || !s.chars().all(ok) {
+            self.invalid(
+                f,
+                "a pod name, '*' standing for any characters (db-*, web, *)",
+            );
+            return None;
+        }
+        Some(Pattern(s))
+    }
+
+    /// `key` or `key=value`, valid as a taint's.
+    fn taint_filter(&mut self, f: &Field) -> Option<TaintFilter> {
+        let s = self.string(f)?;
+        match super::checked_taint(&s) {
+            Ok(t) => Some(TaintFilter {
+                key: t.key.to_string(),
+                value: s.contains('=').then(|| t.value.to_string()),
+            }),
+            Err(problem) => {
+                self.invalid(f, &problem);
+                None
+            }
+        }
+    }
+
+    /// `MarkingForDeletion` or `CancellingDeletion`.
+    fn event_kind(&mut self, f: &Field) -> Option<EventKind> {
+        match self.string(f)?.as_str() {
+            "MarkingForDeletion" => Some(EventKind::MarkingForDeletion),
+            "CancellingDeletion" => Some(EventKind::CancellingDeletion),
+            s => {
+                let message = format!(
+                    "Unsupported value: \"{s}\": supported values: \"MarkingForDeletion\", \
+                     \"CancellingDeletion\""
+                );
+                self.error(f, &message);
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::check::config::CheckConfig;
+    use crate::check::properties::vocabulary::{Claim, Pattern, TaintFilter};
+    use crate::time::Duration;
+
+    const BASE: &str = "nodes: [{name: n1}]\npods: [{name: db-0, node: n1}]\nproperties:\n";
+
+    fn parse(properties: &str) -> Result<CheckConfig, String> {
+        CheckConfig::parse("x.yaml", "x", &format!("{BASE}{properties}")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_claim_reads() {
+        let cfg = parse(
+            "  - name: a\n    always: {never_deleted: {pods: \"db-*\"}}\n\
+             \x20 - name: b\n    always:\n      not_deleted_before: {pods: db-0, taint: node.kubernetes.io/unreachable, after: 10m}\n\
+             \x20 - name: c\n    always: {deleted_within: {taint: k=v, from: 1s, to: 310s}}\n\
+             \x20 - name: d\n    always: {at_most_deletions: {count: 1, window: 5s}}\n\
+             \x20 - name: e\n    always: {marked_at_most_once: {}}\n\
+             \x20 - name: f\n    sometimes: {deleted: {pods: web}}\n\
+             \x20 - name: g\n    sometimes: {event: {event: CancellingDeletion}}\n",
+        )
+        .unwrap();
+        let claims: Vec<&Claim> = cfg.properties.iter().map(|d| &d.claim).collect();
+        assert_eq!(
+            claims[1],
+            &Claim::NotDeletedBefore {
+                pods: Pattern("db-0".into()),
+                taint: Some(TaintFilter {
+                    key: "node.kubernetes.io/unreachable".into(),
+                    value: None
+                }),
+                after: Duration(600_000),
+            }
+        );
+        assert_eq!(
+            claims[2],
+            &Claim::DeletedWithin {
+                pods: Pattern("*".into()),
+                taint: Some(TaintFilter {
+                    key: "k".into(),
+                    value: Some("v".into())
+                }),
+                from: Duration(1000),
+                to: Duration(310_000),
+            }
+        );
+        assert_eq!(cfg.properties.len(), 7);
+        assert_eq!(cfg.properties[6].name, "g");
+    }
+
+    #[test]
+    fn mistakes_are_located() {
+        let e = parse("  - name: a\n    sometimes: {never_deleted: {}}\n").unwrap_err();
+        assert_eq!(
+            e,
+            "x.yaml:5: properties[0].sometimes: Invalid value: a safety claim is checked with \"always\"; \"sometimes\" takes deleted or event"
+        );
+        let e = parse("  - name: a\n    always:\n      deleted_within: {from: 5s, to: 1s}\n")
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "x.yaml:6: properties[0].always.deleted_within.to: Invalid value: \"1s\": expected a duration no shorter than \"from\""
+        );
+        let e = parse("  - name: EVICT-1\n    always: {never_deleted: {}}\n").unwrap_err();
+        assert_eq!(
+            e,
+            "x.yaml:4: properties[0].name: Invalid value: \"EVICT-1\": a built-in property has this name"
+        );
+        let e = parse(
+            "  - name: a\n    always: {never_deleted: {pods: \"DB_*\"}}\n  - name: a\n    always: {evicted: {}}\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with(
+                "x.yaml:5: properties[0].always.never_deleted.pods: Invalid value: \"DB_*\""
+            ),
+            "{e}"
+        );
+        assert!(
+            e.contains("x.yaml:7: properties[1].always.evicted: unknown field: supported fields: \"never_deleted\""),
+            "{e}"
+        );
+        let e = parse("  - name: a\n    always: {at_most_deletions: {window: 5s}}\n").unwrap_err();
+        assert_eq!(
+            e,
+            "x.yaml:5: properties[0].always.at_most_deletions.count: Required value"
+        );
+    }
+}

@@ -1,0 +1,452 @@
+//! User-defined properties in the model: the declared ones of a configuration
+//! ([`Declared`]) and Rust predicates a test adds ([`crate::check::builder::Check`]), listed
+//! after the built-ins and checked exactly like them (same checker, same shortest-path pass,
+//! same reports). Spec: PROP-1..PROP-4 (specs/spec.md, "User-defined properties").
+//!
+//! stateright takes a property's condition as a plain `fn`, so each user property `i` gets the
+//! `fn` [`condition::<i>`](condition), which looks its test up in the model: hence
+//! [`MAX_CUSTOM`].
+//!
+//! The history the declared claims need ([`CustomHistory`]) exists only when a configuration
+//! declares properties (`History::custom` is `None` otherwise), and holds only what the
+//! declared claims read: first taint sightings only for anchored claims, marked UIDs only for
+//! `marked_at_most_once`, recent deletion instants only for `at_most_deletions`. Each part is
+//! sorted and bounded by the configuration (nodes × taints, incarnations, `count + 1`).
+
+use super::vocabulary::{counts, Claim, Declared};
+use super::PropertyInfo;
+use crate::api::{Name, NodeName, PodKey, Uid};
+use crate::check::action::Action;
+use crate::check::state::{ApiPod, SysState};
+use crate::check::system::TaintSys;
+use crate::core::{Effect, EventKind, Verb};
+use crate::shared::Shared;
+use crate::time::Time;
+use stateright::Property;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// The most user-defined properties one model holds (declared and Rust together).
+pub const MAX_CUSTOM: usize = 16;
+
+/// A Rust property's test of a state.
+pub type Predicate = Arc<dyn Fn(&SysState) -> bool + Send + Sync>;
+
+/// What decides a user property.
+#[derive(Clone)]
+enum Test {
+    /// A declared claim; its bit in [`CustomHistory::hit`] is the property's index.
+    Declared(Claim),
+    /// A Rust predicate over states.
+    Rust(Predicate),
+}
+
+#[derive(Clone)]
+struct Entry {
+    info: PropertyInfo,
+    test: Test,
+}
+
+/// A model's user-defined properties, in report order (declared first, then Rust ones).
+#[derive(Clone, Default)]
+pub struct Custom {
+    entries: Vec<Entry>,
+    /// Some declared claim needs history.
+    declared: bool,
+}
+
+impl fmt::Debug for Custom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.entries.iter().map(|e| e.info.name))
+            .finish()
+    }
+}
+
+/// `name` as a `&'static str`, leaked once per distinct name for the life of the process
+/// (reports and stateright name properties by `&'static str`).
+fn intern(name: &str) -> &'static str {
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.get(name) {
+        return n;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+/// Why `name` cannot name a user property, if it cannot: it must be 1 to 63 letters, digits,
+/// `-`, `_` or `.`, starting with a letter or digit, and must not be a built-in's id or name.
+pub fn name_problem(name: &str) -> Option<String> {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if name.is_empty()
+        || name.len() > 63
+        || !name.chars().all(ok_char)
+        || !name.starts_with(|c: char| c.is_ascii_alphanumeric())
+    {
+        return Some(
+            "expected 1 to 63 letters, digits, '-', '_' or '.', starting with a letter or digit"
+                .into(),
+        );
+    }
+    super::PROPERTIES
+        .iter()
+        .any(|p| p.id == name || p.name == name)
+        .then(|| "a built-in property has this name".into())
+}
+
+impl Custom {
+    /// The properties a configuration declares (already validated by its reader).
+    pub fn declared(declared: &[Declared]) -> Custom {
+        let entries = declared
+            .iter()
+            .take(MAX_CUSTOM)
+            .map(|d| {
+                let name = intern(&d.name);
+                Entry {
+                    info: PropertyInfo {
+                        name,
+                        id: name,
+                        always: d.claim.is_safety(),
+                    },
+                    test: Test::Declared(d.claim.clone()),
+                }
+            })
+            .collect();
+        Custom {
+            entries,
+            declared: !declared.is_empty(),
+        }
+    }
+
+    /// Adds a Rust property: `always` (every reachable state satisfies `test`) or `sometimes`
+    /// (some reachable state does). Err: the name is taken or invalid, or the model is full.
+    pub fn add(&mut self, name: &str, always: bool, test: Predicate) -> Result<(), String> {
+        if let Some(problem) = name_problem(name) {
+            return Err(format!("property {name:?}: Invalid value: {problem}"));
+        }
+        if self.entries.iter().any(|e| e.info.name == name) {
+            return Err(format!("property {name:?}: Duplicate value"));
+        }
+        if self.entries.len() >= MAX_CUSTOM {
+            return Err(format!(
+                "property {name:?}: at most {MAX_CUSTOM} user-defined properties"
+            ));
+        }
+        let name = intern(name);
+        self.entries.push(Entry {
+            info: PropertyInfo {
+                name,
+                id: name,
+                always,
+            },
+            test: Test::Rust(test),
+        });
+        Ok(())
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Their names, ids and kinds, in report order.
+    pub fn infos(&self) -> impl Iterator<Item = &PropertyInfo> {
+        self.entries.iter().map(|e| &e.info)
+    }
+
+    /// Each one's statement in words, for the Explorer's header.
+    pub fn statements(&self) -> Vec<(&'static str, String)> {
+        let statement = |e: &Entry| match &e.test {
+            Test::Declared(claim) => claim.to_string(),
+            Test::Rust(_) if e.info.always => "A Rust predicate every state satisfies.".into(),
+            Test::Rust(_) => "A Rust predicate some state satisfies.".into(),
+        };
+        self.entries
+            .iter()
+            .map(|e| (e.info.name, statement(e)))
+            .collect()
+    }
+
+    /// Their stateright form, after the built-ins'.
+    pub(in crate::check) fn properties(&self) -> Vec<Property<TaintSys>> {
+        self.entries
+            .iter()
+            .zip(CONDITIONS)
+            .map(|(e, condition)| match e.info.always {
+                true => Property::always(e.info.name, condition),
+                false => Property::sometimes(e.info.name, condition),
+            })
+            .collect()
+    }
+
+    /// Whether property `i` holds in `s` (for a `sometimes` property: `s` is an example).
+    fn holds(&self, i: usize, s: &SysState) -> bool {
+        let Some(e) = self.entries.get(i) else {
+            return true;
+        };
+        match &e.test {
+            Test::Rust(test) => test(s),
+            Test::Declared(claim) => {
+                let h = s.history.custom.as_deref();
+                let hit = h.is_some_and(|h| h.hit & (1 << i) != 0);
+                match claim {
+                    Claim::DeletedWithin {
+                        pods, taint, to, ..
+                    } => !hit && !overdue(s, pods, taint.as_ref(), *to),
+                    c if c.is_safety() => !hit,
+                    _ => hit,
+                }
+            }
+        }
+    }
+
+    /// The history of an initial state: the taints it starts with. `None` without declared
+    /// properties (no cost then).
+    pub(in crate::check) fn initial(&self, s: &SysState) -> Option<Shared<CustomHistory>> {
+        if !self.declared {
+            return None;
+        }
+        let mut h = CustomHistory::default();
+        self.sight_taints(&mut h, s);
+        Some(Shared::new(h))
+    }
+
+    /// Records what the step `before` --`action`--> `next` (with `effects`) did that a declared
+    /// claim reads: deletions the API server applied for the controller, events, new taints.
+    pub(in crate::check) fn observe(
+        &self,
+        next: &mut SysState,
+        before: &SysState,
+        action: &Action,
+        effects: &[Effect],
+    ) {
+        let Some(mut h) = next.history.custom.clone() else {
+            return;
+        };
+        // Most steps (informer deliveries, dispatching, internal worker steps) touch nothing a
+        // claim reads: no copy for them.
+        let relevant = matches!(
+            action,
+            Action::Env(_) | Action::Tick(_) | Action::ApiRespond(_)
+        ) || effects.iter().any(|e| matches!(e, Effect::Event(_)));
+        if !relevant {
+            return;
+        }
+        let mut changed = CustomHistory::clone(&h);
+        match action {
+            Action::Env(_) => self.sight_taints(&mut changed, next),
+            Action::Tick(_) => self.forget_old_deletions(&mut changed, next.now),
+            Action::ApiRespond(id) => {
+                let deleted = before
+                    .ctrl
+                    .pending_requests()
+                    .find(|r| r.id == *id && r.verb == Verb::Delete)
+                    .and_then(|r| before.api.pods.get(&r.pod))
+                    .filter(|p| {
+                        next.api
+                            .pods
+                            .get(&p.pod.key)
+                            .is_none_or(|q| q.pod.uid != p.pod.uid)
+                    });
+                if let Some(p) = deleted {
+                    self.deletion(&mut changed, p, next.now);
+                }
+            }
+            _ => {}
+        }
+        for e in effects {
+            if let Effect::Event(ev) = e {
+                let uid = next.api.pods.get(&ev.pod).map(|p| p.pod.uid.clone());
+                self.event(&mut changed, &ev.pod, ev.kind, uid);
+            }
+        }
+        if changed != *h {
+            *h.make_mut() = changed;
+            next.history.custom = Some(h);
+        }
+    }
+
+    /// Notes the first sighting of each NoExecute taint on each node, if a claim anchors on
+    /// taints.
+    fn sight_taints(&self, h: &mut CustomHistory, s: &SysState) {
+        if !self.declared_claims().any(|c| c.taint().is_some()) {
+            return;
+        }
+        for n in s.api.nodes.values() {
+            for t in n.node.no_execute_taints() {
+                let key = (n.node.name.clone(), t.key.clone(), t.value.clone());
+                if let Err(i) = h.first_tainted.binary_search_by(|e| e.0.cmp(&key)) {
+                    h.first_tainted.insert(i, (key, s.now));
+                }
+            }
+        }
+    }
+
+    /// Drops the deletion instants no window of any `at_most_deletions` claim can still hold.
+    fn forget_old_deletions(&self, h: &mut CustomHistory, now: Time) {
+        let claims: Vec<_> = self.declared_claims().collect();
+        h.deletions
+            .retain(|(i, at)| match claims.get(usize::from(*i)) {
+                Some(Claim::AtMostDeletions { window, .. }) => now.0 - at.0 < window.0,
+                _ => false,
+            });
+    }
+
+    /// The claims, by property index (`None` for Rust properties).
+    fn declared_claims(&self) -> impl Iterator<Item = &Claim> {
+        self.entries.iter().filter_map(|e| match &e.test {
+            Test::Declared(c) => Some(c),
+            Test::Rust(_) => None,
+        })
+    }
+
+    /// A deletion of `p` applied at `now`.
+    fn deletion(&self, h: &mut CustomHistory, p: &ApiPod, now: Time) {
+        for (i, e) in self.entries.iter().enumerate() {
+            let Test::Declared(claim) = &e.test else {
+                continue;
+            };
+            if !claim.pods().matches(&p.pod.key) {
+                continue;
+            }
+            let early = |least: crate::time::Duration, h: &CustomHistory| {
+                anchor(h, p, claim).is_none_or(|a| now.0 < a.0 + least.0)
+            };
+            let hit = match claim {
+                Claim::NeverDeleted { .. } | Claim::Deleted { .. } => true,
+                Claim::NotDeletedBefore { after, .. } => early(*after, h),
+                Claim::DeletedWithin { from, .. } => early(*from, h),
+                Claim::AtMostDeletions { count, window, .. } => {
+                    let i8 = i as u8;
+                    h.deletions
+                        .retain(|(j, at)| *j != i8 || now.0 - at.0 < window.0);
+                    let pos = h.deletions.partition_point(|d| *d <= (i8, now));
+                    h.deletions.insert(pos, (i8, now));
+                    h.deletions.iter().filter(|(j, _)| *j == i8).count() > usize::from(*count)
+                }
+                Claim::MarkedAtMostOnce { .. } | Claim::Event { .. } => false,
+            };
+            if hit {
+                h.hit |= 1 << i;
+            }
+        }
+    }
+
+    /// An event `kind` about `key` (whose API object, if any, has `uid`).
+    fn event(&self, h: &mut CustomHistory, key: &PodKey, kind: EventKind, uid: Option<Uid>) {
+        let mut repeated = false;
+        if kind == EventKind::MarkingForDeletion
+            && self
+                .declared_claims()
+                .any(|c| matches!(c, Claim::MarkedAtMostOnce { .. }))
+        {
+            if let Some(uid) = uid {
+                match h.marked.binary_search(&uid) {
+                    Ok(_) => repeated = true,
+                    Err(i) => h.marked.insert(i, uid),
+                }
+            }
+        }
+        for (i, e) in self.entries.iter().enumerate() {
+            let Test::Declared(claim) = &e.test else {
+                continue;
+            };
+            let hit = match claim {
+                Claim::MarkedAtMostOnce { pods } => repeated && pods.matches(key),
+                Claim::Event { event, pods } => *event == kind && pods.matches(key),
+                _ => false,
+            };
+            if hit {
+                h.hit |= 1 << i;
+            }
+        }
+    }
+}
+
+/// The instant a deletion of `p` is measured from: the later of its bind and the first
+/// sighting of a counted taint on its node (`None`: no counted taint was ever seen there).
+fn anchor(h: &CustomHistory, p: &ApiPod, claim: &Claim) -> Option<Time> {
+    let node = p.pod.node_name.as_ref()?;
+    let filter = claim.taint().flatten();
+    let first = h
+        .first_tainted
+        .iter()
+        .filter(|((n, key, value), _)| {
+            n == node
+                && filter.is_none_or(|f| {
+                    **key == *f.key && f.value.as_deref().is_none_or(|v| **value == *v)
+                })
+        })
+        .map(|(_, at)| *at)
+        .min()?;
+    Some(first.max(p.bound_since.unwrap_or(first)))
+}
+
+/// DeletedWithin's deadline: some matching pod is still on a node later than `to` past the
+/// instant a counted taint present there since appeared (or past its bind, if later).
+fn overdue(
+    s: &SysState,
+    pods: &super::vocabulary::Pattern,
+    taint: Option<&super::vocabulary::TaintFilter>,
+    to: crate::time::Duration,
+) -> bool {
+    s.api.pods.values().any(|p| {
+        let (Some(node), Some(bound)) = (p.pod.node_name.as_ref(), p.bound_since) else {
+            return false;
+        };
+        if !pods.matches(&p.pod.key) {
+            return false;
+        }
+        let Some(n) = s.api.nodes.get(node) else {
+            return false;
+        };
+        n.node
+            .taints
+            .iter()
+            .zip(&n.taint_since)
+            .filter(|(t, _)| t.effect == crate::api::TaintEffect::NoExecute && counts(taint, t))
+            .any(|(_, since)| s.now.0 > (*since).max(bound).0 + to.0)
+    })
+}
+
+/// What the declared claims need of the past. Spec: PROP-3.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CustomHistory {
+    /// Bit `i`: property `i`'s event happened (a safety claim broken, an occurrence seen).
+    pub hit: u16,
+    /// The first instant the API showed each (node, taint key, taint value), sorted.
+    pub first_tainted: Vec<((NodeName, Name, Name), Time)>,
+    /// Pod objects (UIDs) with a "Marking for deletion" event, sorted.
+    pub marked: Vec<Uid>,
+    /// (`at_most_deletions` property index, instant) of the deletions still inside its window,
+    /// sorted.
+    pub deletions: Vec<(u8, Time)>,
+}
+
+/// The condition of user property `I`.
+fn condition<const I: usize>(m: &TaintSys, s: &SysState) -> bool {
+    m.custom.holds(I, s)
+}
+
+/// One condition per possible user property (stateright takes plain `fn`s).
+const CONDITIONS: [fn(&TaintSys, &SysState) -> bool; MAX_CUSTOM] = [
+    condition::<0>,
+    condition::<1>,
+    condition::<2>,
+    condition::<3>,
+    condition::<4>,
+    condition::<5>,
+    condition::<6>,
+    condition::<7>,
+    condition::<8>,
+    condition::<9>,
+    condition::<10>,
+    condition::<11>,
+    condition::<12>,
+    condition::<13>,
+    condition::<14>,
+    condition::<15>,
+];

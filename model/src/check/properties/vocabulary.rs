@@ -1,0 +1,285 @@
+//! The declarative vocabulary of user-defined properties (a configuration's `properties:`):
+//! claims about which pods the controller deletes, when, and which events it records, over the
+//! API server's objects and the clock. Spec: PROP-1..PROP-4 (specs/spec.md, "User-defined
+//! properties").
+//!
+//! A claim is either a safety claim (checked `always`: a step that breaks it is remembered, so
+//! the counterexample ends at that step) or an occurrence claim (checked `sometimes`: its
+//! example ends at the first step where it happens). What a claim needs of the past lives in
+//! [`CustomHistory`](super::custom::CustomHistory).
+
+use crate::api::{PodKey, Taint};
+use crate::core::EventKind;
+use crate::time::Duration;
+
+/// A user-defined property as a configuration states it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Declared {
+    /// The user's name: also its id (`--expect`, `explore --property`, ITF file names).
+    pub name: String,
+    /// What it claims.
+    pub claim: Claim,
+}
+
+/// What a declared property claims. "Deleted" means a DELETE the controller sent that the API
+/// server applied (the eviction), never the environment's own deletions (ENV-5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// Safety: no matching pod is ever deleted.
+    NeverDeleted {
+        /// The pods it is about.
+        pods: Pattern,
+    },
+    /// Safety: no matching pod is deleted earlier than `after` past its anchor (the later of
+    /// its bind and the first instant the API showed a matching taint on its node; no such
+    /// taint ever: any deletion is early).
+    NotDeletedBefore {
+        /// The pods it is about.
+        pods: Pattern,
+        /// The taints that count (`None`: every NoExecute taint).
+        taint: Option<TaintFilter>,
+        /// The least delay.
+        after: Duration,
+    },
+    /// Safety: a matching pod is deleted no earlier than `from` past its anchor (as
+    /// [`Claim::NotDeletedBefore`]) and is no longer on its node later than `to` past the
+    /// instant a matching taint present on the node since then appeared (or the pod's bind,
+    /// if later).
+    DeletedWithin {
+        /// The pods it is about.
+        pods: Pattern,
+        /// The taints that count (`None`: every NoExecute taint).
+        taint: Option<TaintFilter>,
+        /// The least delay.
+        from: Duration,
+        /// The greatest delay.
+        to: Duration,
+    },
+    /// Safety: no window of length `window` holds more than `count` deletions of matching pods.
+    AtMostDeletions {
+        /// The pods it is about.
+        pods: Pattern,
+        /// The most deletions a window may hold.
+        count: u8,
+        /// The window's length.
+        window: Duration,
+    },
+    /// Safety: no incarnation (UID) of a matching pod gets two "Marking for deletion" events.
+    MarkedAtMostOnce {
+        /// The pods it is about.
+        pods: Pattern,
+    },
+    /// Occurrence: a matching pod is deleted.
+    Deleted {
+        /// The pods it is about.
+        pods: Pattern,
+    },
+    /// Occurrence: the controller records event `event` about a matching pod.
+    Event {
+        /// Which of the two events.
+        event: EventKind,
+        /// The pods it is about.
+        pods: Pattern,
+    },
+}
+
+impl Claim {
+    /// Every claim's name in a configuration, safety claims first.
+    pub const NAMES: [&'static str; 7] = [
+        "never_deleted",
+        "not_deleted_before",
+        "deleted_within",
+        "at_most_deletions",
+        "marked_at_most_once",
+        "deleted",
+        "event",
+    ];
+
+    /// A safety claim (checked `always`), else an occurrence claim (checked `sometimes`).
+    pub fn is_safety(&self) -> bool {
+        !matches!(self, Claim::Deleted { .. } | Claim::Event { .. })
+    }
+
+    /// The pods it is about.
+    pub fn pods(&self) -> &Pattern {
+        match self {
+            Claim::NeverDeleted { pods }
+            | Claim::NotDeletedBefore { pods, .. }
+            | Claim::DeletedWithin { pods, .. }
+            | Claim::AtMostDeletions { pods, .. }
+            | Claim::MarkedAtMostOnce { pods }
+            | Claim::Deleted { pods }
+            | Claim::Event { pods, .. } => pods,
+        }
+    }
+
+    /// The taints it anchors on, if it anchors on taints.
+    pub fn taint(&self) -> Option<Option<&TaintFilter>> {
+        match self {
+            Claim::NotDeletedBefore { taint, .. } | Claim::DeletedWithin { taint, .. } => {
+                Some(taint.as_ref())
+            }
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Claim {
+    /// The claim in words, for the Explorer's header (as specs/spec.md, PROP-2, defines it).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: &Duration| format!("{}ms", d.0);
+        let taint = |t: &Option<TaintFilter>| match t {
+            Some(t) => match &t.value {
+                Some(v) => format!("the taint {}={v}", t.key),
+                None => format!("a taint {}", t.key),
+            },
+            None => "a NoExecute taint".into(),
+        };
+        match self {
+            Claim::NeverDeleted { pods } => write!(f, "No pod matching {} is evicted.", pods.0),
+            Claim::NotDeletedBefore {
+                pods,
+                taint: t,
+                after,
+            } => write!(
+                f,
+                "No pod matching {} is evicted earlier than {} after {} first showed on its node \
+                 (or its bind, if later).",
+                pods.0,
+                ms(after),
+                taint(t)
+            ),
+            Claim::DeletedWithin {
+                pods,
+                taint: t,
+                from,
+                to,
+            } => write!(
+                f,
+                "A pod matching {} is evicted no earlier than {} after {} first showed on its \
+                 node, and is gone {} after such a taint present since appeared (or its bind).",
+                pods.0,
+                ms(from),
+                taint(t),
+                ms(to)
+            ),
+            Claim::AtMostDeletions {
+                pods,
+                count,
+                window,
+            } => write!(
+                f,
+                "At most {count} evictions of pods matching {} within any {}.",
+                pods.0,
+                ms(window)
+            ),
+            Claim::MarkedAtMostOnce { pods } => write!(
+                f,
+                "No pod object matching {} gets two \"Marking for deletion\" events.",
+                pods.0
+            ),
+            Claim::Deleted { pods } => write!(f, "A pod matching {} is evicted.", pods.0),
+            Claim::Event { event, pods } => write!(
+                f,
+                "The controller records {} about a pod matching {}.",
+                match event {
+                    EventKind::MarkingForDeletion => "\"Marking for deletion\"",
+                    EventKind::CancellingDeletion => "\"Cancelling deletion\"",
+                },
+                pods.0
+            ),
+        }
+    }
+}
+
+/// A pod name pattern: `*` stands for any run of characters (`db-*`, `*`, `web`). Pods live in
+/// the configuration's one namespace, so the name is the whole key that matters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern(pub String);
+
+impl Pattern {
+    /// Whether the pod `key` matches.
+    pub fn matches(&self, key: &PodKey) -> bool {
+        glob(self.0.as_bytes(), key.name.as_bytes())
+    }
+}
+
+/// `*`-only glob matching, iterative with one backtrack point (linear in practice, never
+/// recursive).
+fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] == b'*' {
+            star = Some((p, t));
+            p += 1;
+        } else if p < pattern.len() && pattern[p] == text[t] {
+            p += 1;
+            t += 1;
+        } else if let Some((sp, st)) = star {
+            p = sp + 1;
+            t = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|c| *c == b'*')
+}
+
+/// The taints a claim counts: a key, and a value if one is given (`key` or `key=value`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaintFilter {
+    /// The taint's key.
+    pub key: String,
+    /// The taint's value, if it must be this one.
+    pub value: Option<String>,
+}
+
+impl TaintFilter {
+    /// Whether `t` counts.
+    pub fn matches(&self, t: &Taint) -> bool {
+        *t.key == *self.key && self.value.as_deref().is_none_or(|v| *t.value == *v)
+    }
+}
+
+/// Whether `t` counts for `filter` (`None`: every taint counts).
+pub fn counts(filter: Option<&TaintFilter>, t: &Taint) -> bool {
+    filter.is_none_or(|f| f.matches(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_names_with_stars() {
+        let key = |n: &str| PodKey::new("default", n);
+        let p = |s: &str| Pattern(s.to_owned());
+        assert!(p("db-*").matches(&key("db-0")));
+        assert!(!p("db-*").matches(&key("web")));
+        assert!(p("*").matches(&key("web")));
+        assert!(p("web").matches(&key("web")));
+        assert!(!p("web").matches(&key("web-1")));
+        assert!(p("*-1").matches(&key("web-1")));
+        assert!(p("w*b*1").matches(&key("web-1")));
+        assert!(!p("w*x").matches(&key("web")));
+    }
+
+    #[test]
+    fn claims_read_as_sentences() {
+        let claim = Claim::NotDeletedBefore {
+            pods: Pattern("db-*".into()),
+            taint: Some(TaintFilter {
+                key: "node.kubernetes.io/unreachable".into(),
+                value: None,
+            }),
+            after: Duration(600_000),
+        };
+        assert_eq!(
+            claim.to_string(),
+            "No pod matching db-* is evicted earlier than 600000ms after a taint \
+             node.kubernetes.io/unreachable first showed on its node (or its bind, if later)."
+        );
+    }
+}

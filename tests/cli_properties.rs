@@ -1,0 +1,100 @@
+//! `taintcheck check` and `explore` with user-defined properties (specs/spec.md, PROP-1): reported
+//! like the built-ins in every format, refused with `--symmetry`, and a configuration's mistakes
+//! located with exit 2.
+
+mod cli_support;
+
+use cli_support::{stderr, stdout, taintcheck};
+
+const POLICY: &str = "docs/tutorial/policy.yaml";
+
+#[test]
+fn json_itf_and_junit_carry_user_properties() {
+    let dir = std::env::temp_dir().join(format!("taintcheck-props-{}", std::process::id()));
+    let itf = dir.join("itf");
+    let junit = dir.join("check.xml");
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = taintcheck(&[
+        "check",
+        "--config",
+        POLICY,
+        "--json",
+        "--itf",
+        itf.to_str().unwrap(),
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let db = report["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "db-keeps-10m")
+        .expect("the user's property is reported");
+    assert_eq!(db["kind"], "always");
+    assert_eq!(db["status"], "violated");
+    assert_eq!(db["counterexample"]["steps"].as_array().unwrap().len(), 14);
+    assert!(itf.join("latest-policy-db-keeps-10m.itf.json").exists());
+    assert!(itf
+        .join("latest-policy-web-can-be-evicted.itf.json")
+        .exists());
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<testcase classname=\"taintcheck.latest.policy\" name=\"db-keeps-10m\">\n      <failure message=\"violated\""), "{xml}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn symmetry_is_refused_and_mistakes_are_located() {
+    let o = taintcheck(&[
+        "check",
+        "--config",
+        POLICY,
+        "--strategy",
+        "dfs",
+        "--symmetry",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--symmetry: not with user-defined properties"),
+        "{}",
+        stderr(&o)
+    );
+
+    let dir = std::env::temp_dir().join(format!("taintcheck-props-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "nodes: [{name: n1}]\npods: [{name: p1, node: n1}]\nproperties:\n  - name: p1-early\n    always:\n      not_deleted_before: {pods: p1}\n  - name: p1-early\n    sometimes: {never_deleted: {}}\n",
+    )
+    .unwrap();
+    let o = taintcheck(&["check", "--config", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let file = bad.display();
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "{file}:6: properties[0].always.not_deleted_before.after: Required value\n\
+             {file}:8: properties[1].sometimes: Invalid value: a safety claim is checked with \"always\"; \"sometimes\" takes deleted or event\n"
+        )
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn explore_refuses_a_sometimes_user_property() {
+    let o = taintcheck(&[
+        "explore",
+        "--config",
+        POLICY,
+        "--property",
+        "web-can-be-evicted",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("\"web-can-be-evicted\" is a `sometimes` property"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1,0 +1,228 @@
+//! User-defined properties (specs/spec.md, PROP-1..PROP-5): the Rust API as a project's own
+//! `tests/` would use it, the declared vocabulary's verdicts on a small configuration, and the
+//! declarative version of the observable built-in agreeing with the built-in everywhere.
+
+use taintcheck_model::check::builder::Check;
+use taintcheck_model::check::config::{CheckConfig, BUILTIN};
+use taintcheck_model::check::properties::vocabulary::{Claim, Declared, Pattern};
+use taintcheck_model::check::run::Status;
+use taintcheck_model::check::shortest;
+use taintcheck_model::check::TaintSys;
+use taintcheck_model::core::EventKind;
+use taintcheck_model::profile::Profile;
+
+/// `a` tolerates `k` for 2 s, `b` not at all; the environment may add `k` to n1 once.
+const SMALL: &str = r#"
+nodes: [{name: n1}]
+pods:
+  - {name: a, node: n1, tolerations: [{key: k, tolerationSeconds: 2}]}
+  - {name: b, node: n1}
+taints: [k]
+operations: [add_taint]
+budget: 1
+step_ms: 1000
+horizon_ms: 3000
+"#;
+
+/// What a project copies into its own `tests/`: a configuration, a profile, a property in Rust,
+/// verdicts asserted, the counterexample at hand.
+#[test]
+fn a_rust_property_gets_a_verdict_and_a_shortest_counterexample() {
+    let report = Check::config(SMALL)
+        .profile(Profile::latest())
+        .property("a-stays", |s| s.api.pods.keys().any(|k| &*k.name == "a"))
+        .sometimes("a-tainted", |s| {
+            s.api.nodes.values().any(|n| !n.node.taints.is_empty())
+        })
+        .run();
+    let cx = report.assert_violated("a-stays");
+    let text = cx.text();
+    assert!(text.contains("env: add taint #0 to node n1"), "{text}");
+    assert!(
+        cx.steps
+            .last()
+            .is_some_and(|s| s.outcome.iter().any(|o| o.contains("deletes default/a"))),
+        "the counterexample ends at the DELETE:\n{text}"
+    );
+    assert_eq!(cx.end_ms(), 2000, "{text}");
+    assert_eq!(report.assert_example("a-tainted").steps.len(), 1);
+    // The built-ins are reported as before, the user's after them.
+    let ids: Vec<&str> = report.report().properties.iter().map(|p| p.id).collect();
+    assert_eq!(ids[0], "EVICT-1");
+    assert_eq!(&ids[ids.len() - 2..], ["a-stays", "a-tainted"]);
+}
+
+#[test]
+fn a_failed_assertion_prints_the_counterexample() {
+    let report = Check::config(SMALL)
+        .property("a-stays", |s| s.api.pods.keys().any(|k| &*k.name == "a"))
+        .run();
+    let panic = std::panic::catch_unwind(|| {
+        report.assert_holds("a-stays");
+    })
+    .expect_err("a violated property does not hold");
+    let message = panic.downcast_ref::<String>().expect("a formatted message");
+    assert!(
+        message.starts_with(
+            "property \"a-stays\" (profile latest, config config): expected holds, got violated\ncounterexample ("
+        ),
+        "{message}"
+    );
+    assert!(message.contains("deletes default/a"), "{message}");
+    assert!(message.contains("Explorer path: "), "{message}");
+}
+
+#[test]
+fn bad_names_and_symmetry_are_refused() {
+    let taken = Check::config(SMALL).property("EVICT-1", |_| true).model();
+    assert_eq!(
+        taken.err().as_deref(),
+        Some("property \"EVICT-1\": Invalid value: a built-in property has this name")
+    );
+    let twice = Check::config(SMALL)
+        .property("x", |_| true)
+        .sometimes("x", |_| true)
+        .model();
+    assert_eq!(
+        twice.err().as_deref(),
+        Some("property \"x\": Duplicate value")
+    );
+    let options = taintcheck_model::check::run::RunOptions {
+        strategy: taintcheck_model::check::run::Strategy::Dfs,
+        symmetry: true,
+        ..Default::default()
+    };
+    let symmetric = Check::config(SMALL)
+        .property("x", |_| true)
+        .options(options)
+        .model();
+    assert!(symmetric.err().unwrap().starts_with("--symmetry: not with"));
+}
+
+/// Every claim of the vocabulary, on `SMALL`: `b` is deleted when `k` appears, `a` 2 s later.
+#[test]
+fn each_claim_has_its_verdict() {
+    let properties = r#"
+properties:
+  - {name: a-never, always: {never_deleted: {pods: a}}}
+  - {name: a-not-before-2s, always: {not_deleted_before: {pods: a, taint: k, after: 2s}}}
+  - {name: a-not-before-3s, always: {not_deleted_before: {pods: a, taint: k, after: 3s}}}
+  - {name: a-not-before-other, always: {not_deleted_before: {pods: a, taint: other, after: 0s}}}
+  - {name: b-at-once, always: {deleted_within: {pods: b, taint: k, from: 0s, to: 0s}}}
+  - {name: a-at-2s, always: {deleted_within: {pods: a, from: 2s, to: 2s}}}
+  - {name: a-within-1s, always: {deleted_within: {pods: a, from: 0s, to: 1s}}}
+  - {name: one-per-1s, always: {at_most_deletions: {count: 1, window: 1s}}}
+  - {name: one-per-3s, always: {at_most_deletions: {count: 1, window: 3s}}}
+  - {name: marked-once, always: {marked_at_most_once: {}}}
+  - {name: b-deleted, sometimes: {deleted: {pods: b}}}
+  - {name: a-marked, sometimes: {event: {event: MarkingForDeletion, pods: "a*"}}}
+  - {name: a-cancelled, sometimes: {event: {event: CancellingDeletion, pods: a}}}
+"#;
+    let report = Check::config(&format!("{SMALL}{properties}")).run();
+    let expected = [
+        ("a-never", Status::Violated, Some(2000)),
+        ("a-not-before-2s", Status::Holds, None),
+        ("a-not-before-3s", Status::Violated, Some(2000)),
+        ("a-not-before-other", Status::Violated, Some(2000)),
+        ("b-at-once", Status::Holds, None),
+        ("a-at-2s", Status::Holds, None),
+        ("a-within-1s", Status::Violated, Some(2000)),
+        ("one-per-1s", Status::Holds, None),
+        ("one-per-3s", Status::Violated, Some(2000)),
+        ("marked-once", Status::Holds, None),
+        ("b-deleted", Status::ExampleFound, Some(0)),
+        ("a-marked", Status::ExampleFound, Some(2000)),
+        // Upstream cancels a pod's work when its deletion arrives, even the work that deleted it.
+        ("a-cancelled", Status::ExampleFound, Some(2000)),
+    ];
+    for (name, status, end_ms) in expected {
+        let p = report.property(name);
+        assert_eq!((name, p.status), (name, status));
+        assert_eq!(
+            (name, p.path().map(|t| t.end_ms())),
+            (name, end_ms),
+            "{}",
+            p.path().map(|t| t.text()).unwrap_or_default()
+        );
+    }
+}
+
+/// A configuration may start from manifests as kubectl prints them (PROP-1 needs the user's
+/// own pods): the fixture node carries the NoExecute `unreachable` taint, the fixture pod
+/// tolerates it for 300 s.
+#[test]
+fn configurations_start_from_kubectl_manifests() {
+    let config = r#"
+nodes: [{manifest: tests/fixtures/node-unreachable.yaml}]
+pods: [{manifest: tests/fixtures/pod-default-tolerations.yaml}]
+horizon_ms: 400000
+properties:
+  - name: web-at-300s
+    always: {deleted_within: {pods: "web-*", from: 300s, to: 300s}}
+"#;
+    let cfg = CheckConfig::parse("<config>", "config", config).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(cfg.nodes[0].name, "worker-1");
+    assert_eq!(
+        cfg.nodes[0].taints.len(),
+        1,
+        "only the NoExecute taint is kept"
+    );
+    assert_eq!(cfg.pods[0].name, "web-7c9d8b6f5-x2k4p");
+    assert_eq!(cfg.pods[0].node.as_deref(), Some("worker-1"));
+    Check::config(config).run().assert_holds("web-at-300s");
+    let bad = CheckConfig::parse(
+        "<config>",
+        "config",
+        "nodes: [{manifest: tests/fixtures/pod-default-tolerations.yaml}]\npods: []\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        bad.starts_with(
+            "tests/fixtures/pod-default-tolerations.yaml:2: kind: Unsupported value: \"Pod\""
+        ),
+        "{bad}"
+    );
+}
+
+/// PROP-5: SOME-3 ("a cancelled timer") stated in the vocabulary has an example exactly where
+/// the built-in has one, of the same (shortest) length, on every built-in configuration and
+/// profile.
+#[test]
+fn the_declarative_some_3_agrees_with_the_built_in_everywhere() {
+    for (config, _) in BUILTIN {
+        for profile in Profile::NAMES {
+            let mut cfg = CheckConfig::builtin(config).expect("built-in");
+            cfg.properties.push(Declared {
+                name: "cancel-event".into(),
+                claim: Claim::Event {
+                    event: EventKind::CancellingDeletion,
+                    pods: Pattern("*".into()),
+                },
+            });
+            let model = TaintSys::new(Profile::by_name(profile).expect("profile"), cfg);
+            let found = shortest::discoveries(&model, &["a cancelled timer", "cancel-event"]);
+            let lengths: Vec<Option<usize>> = ["a cancelled timer", "cancel-event"]
+                .iter()
+                .map(|n| found.get(n).map(|p| p.clone().into_actions().len()))
+                .collect();
+            assert_eq!(lengths[0], lengths[1], "{profile}/{config}");
+        }
+    }
+}
+
+/// The Rust test docs/tutorial.md shows, as it shows it.
+#[test]
+fn db_survives_a_ten_minute_partition() {
+    // Manifest paths are relative to the configuration's directory.
+    let report = Check::load("docs/tutorial/policy-fixed.yaml")
+        .profile(Profile::latest())
+        .property("db-0-exists", |s| {
+            s.api.pods.keys().any(|k| &*k.name == "db-0")
+        })
+        .run();
+    report.assert_holds("db-keeps-10m");
+    // db-0 tolerates the taint for 600 s, but the clock runs to 900 s: it can be evicted.
+    let cx = report.assert_violated("db-0-exists");
+    assert_eq!(cx.end_ms(), 600_000);
+}
