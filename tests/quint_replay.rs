@@ -1,140 +1,96 @@
-//! Quint → Rust cross-check: traces simulated from the independent Quint specification
-//! (`specs/quint/taintmanager.qnt`) are replayed in the stateright model
-//! (`taintcheck_model::check`).
+//! The cross-check of the Quint specification (`specs/quint/`) with the stateright model
+//! (`taintcheck_model::check`), both ways, on the variables both share (`Projection`,
+//! specs/quint/README.md "Cross-check").
 //!
-//! Each Quint state is projected on the variables both models share (`Projection`,
-//! specs/quint/README.md "Cross-check"). The replay keeps the set of Rust states whose
-//! projection equals the current Quint state's. Steps that leave the projection unchanged
-//! (dispatches, worker phases, timer firings) may be interleaved differently on the two sides;
-//! each Quint step that changes the projection must be matched by one Rust step, possibly after
-//! Rust steps that leave the projection unchanged, reaching a state with the same projection. A
-//! trace that cannot be matched is a disagreement: the test prints its first differing step, the
-//! Quint action and the first differing variable against the nearest Rust successor.
+//! Quint → Rust: traces simulated from the Quint specification are replayed in the Rust model.
+//! The replay keeps the set of Rust states whose projection equals the current Quint state's.
+//! Steps that leave the projection unchanged (dispatches, worker phases, timer firings) may be
+//! interleaved differently on the two sides; each Quint step that changes the projection must be
+//! matched by one Rust step, possibly after Rust steps that leave the projection unchanged,
+//! reaching a state with the same projection. A trace that cannot be matched is a disagreement:
+//! the test prints its first differing step, the Quint action and the first differing variable
+//! against the nearest Rust successor.
+//!
+//! Rust → Quint: every shortest counterexample the Rust model finds on the configurations the
+//! Quint specification covers, for a property Quint states, is followed by a Quint simulation
+//! constrained to its projections (`specs/quint/track.qnt`) to its end, where the Quint invariant
+//! of the same name must fail. A counterexample no Quint behaviour follows is a disagreement.
 //!
 //! Quint runs with its TypeScript backend, installed from `specs/quint/package-lock.json`
-//! (`npm ci`) when `node_modules` is missing. Without node/npm the test says it did not run, and
-//! fails if `TAINTCHECK_REQUIRE_QUINT=1`. `TAINTCHECK_QUINT_TRACES` (default 2) and
-//! `TAINTCHECK_QUINT_STEPS` (default 50) size the run; `TAINTCHECK_QUINT_ITF_DIR` replays the
-//! `*.itf.json` files of a directory instead of simulating (file names start with the module,
-//! e.g. `latest_default_0.itf.json`).
+//! (`npm ci`) when `node_modules` is missing. Without node/npm the tests say they did not run,
+//! and fail if `TAINTCHECK_REQUIRE_QUINT=1`. `TAINTCHECK_QUINT_TRACES` (default 2) and
+//! `TAINTCHECK_QUINT_STEPS` (default 50) size the Quint → Rust run; `TAINTCHECK_QUINT_ITF_DIR`
+//! replays the `*.itf.json` files of a directory instead of simulating (file names start with
+//! the module, e.g. `latest_default_0.itf.json`). `TAINTCHECK_QUINT_FOLLOW_SAMPLES` (default
+//! 300) bounds the Quint simulations that try to follow one Rust counterexample. By default the
+//! first counterexample on `timer-vs-cancel` and `same-name-successor` of each profile is
+//! followed; every counterexample of every configuration with `TAINTCHECK_QUINT_FOLLOW_ALL=1`.
 
 #[path = "quint_support/itf.rs"]
 mod itf;
+#[path = "quint_support/project.rs"]
+mod project;
+#[path = "quint_support/quint.rs"]
+mod quint;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-use itf::{PodView, Projection, QuintState};
+use itf::{Projection, QuintState};
+use project::project;
+use quint::{ensure_quint, env_usize, follows, quint_dir, read_dir, simulate};
 use stateright::Model;
-use taintcheck_model::check::properties::{Flag, Witness};
-use taintcheck_model::check::{CheckConfig, SysState, TaintSys};
+use taintcheck_model::check::properties::PROPERTIES;
+use taintcheck_model::check::{shortest, CheckConfig, SysState, TaintSys};
 use taintcheck_model::profile::Profile;
 
-/// The (Quint module, Rust profile, Rust configuration) pairs of `specs/quint/profiles.qnt`.
-const CASES: [(&str, &str, &str); 12] = [
+/// The (Quint module, Rust profile, Rust configuration) triples of `specs/quint/profiles.qnt`;
+/// a configuration is built in or a file under the repository.
+const CASES: [(&str, &str, &str); 24] = [
     ("v1_18_default", "v1.18", "default"),
     ("v1_18_timer_vs_cancel", "v1.18", "timer-vs-cancel"),
     ("v1_18_failing_delete", "v1.18", "failing-delete"),
     ("v1_18_toleration_change", "v1.18", "toleration-change"),
+    ("v1_18_same_name_successor", "v1.18", "same-name-successor"),
+    ("v1_18_stale_cache", "v1.18", "stale-cache"),
+    ("v1_18_restart", "v1.18", "restart"),
+    (
+        "v1_18_world_changes",
+        "v1.18",
+        "tests/quint_support/world-changes.yaml",
+    ),
     ("latest_default", "latest", "default"),
     ("latest_timer_vs_cancel", "latest", "timer-vs-cancel"),
     ("latest_failing_delete", "latest", "failing-delete"),
     ("latest_toleration_change", "latest", "toleration-change"),
+    (
+        "latest_same_name_successor",
+        "latest",
+        "same-name-successor",
+    ),
+    ("latest_stale_cache", "latest", "stale-cache"),
+    ("latest_restart", "latest", "restart"),
+    (
+        "latest_world_changes",
+        "latest",
+        "tests/quint_support/world-changes.yaml",
+    ),
     ("fixed_default", "fixed", "default"),
     ("fixed_timer_vs_cancel", "fixed", "timer-vs-cancel"),
     ("fixed_failing_delete", "fixed", "failing-delete"),
     ("fixed_toleration_change", "fixed", "toleration-change"),
+    ("fixed_same_name_successor", "fixed", "same-name-successor"),
+    ("fixed_stale_cache", "fixed", "stale-cache"),
+    ("fixed_restart", "fixed", "restart"),
+    (
+        "fixed_world_changes",
+        "fixed",
+        "tests/quint_support/world-changes.yaml",
+    ),
 ];
 
 /// Rust states kept per Quint state; beyond it the trace counts as inconclusive, not agreeing.
 const FRONTIER_CAP: usize = 50_000;
-
-fn project(s: &SysState) -> Projection {
-    let taint_keys = |node: &taintcheck_model::api::Node| -> Vec<String> {
-        node.no_execute_taints()
-            .map(|t| t.key.to_string())
-            .collect()
-    };
-    let pod = |p: &taintcheck_model::api::Pod, dt: bool| PodView {
-        uid: p
-            .uid
-            .0
-            .rsplit('-')
-            .next()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(-1),
-        node: p.node_name.as_deref().unwrap_or("").to_string(),
-        tolerations: p
-            .tolerations
-            .iter()
-            .map(|t| (t.key.to_string(), t.seconds.unwrap_or(-1)))
-            .collect(),
-        disruption_target: dt,
-    };
-    Projection {
-        now: s.now.0,
-        budget: i64::from(s.env.budget),
-        fail_next: s.env.fail_next,
-        api_nodes: s
-            .api
-            .nodes
-            .iter()
-            .map(|(k, n)| (k.to_string(), taint_keys(&n.node)))
-            .collect(),
-        api_pods: s
-            .api
-            .pods
-            .iter()
-            .map(|(k, p)| (k.name.to_string(), pod(&p.pod, p.disruption_target)))
-            .collect(),
-        node_cache: s
-            .nodes
-            .cache
-            .iter()
-            .map(|(k, n)| (k.to_string(), taint_keys(&n.node)))
-            .collect(),
-        pod_cache: s
-            .pods
-            .cache
-            .iter()
-            .map(|(k, p)| (k.name.to_string(), pod(&p.pod, false)))
-            .collect(),
-        nodes_pending: s.nodes.pending.len(),
-        pods_pending: s.pods.pending.len(),
-        tainted_nodes: s
-            .ctrl
-            .tainted_nodes()
-            .iter()
-            .map(|(k, ts)| {
-                (
-                    k.to_string(),
-                    ts.iter().map(|t| t.key.to_string()).collect(),
-                )
-            })
-            .collect(),
-        violated: [
-            (Flag::EvictAfterRemoval, "EVICT-1"),
-            (Flag::Premature, "EVICT-2"),
-            (Flag::UidSafety, "UID-1"),
-            (Flag::HonestCancel, "CANCEL-1"),
-        ]
-        .into_iter()
-        .filter(|(f, _)| s.history.violated & f.bit() != 0)
-        .map(|(_, id)| id.to_string())
-        .collect(),
-        witnessed: [
-            (Witness::ImmediateEviction, "SOME-1"),
-            (Witness::SecondsEviction, "SOME-2"),
-            (Witness::CancelledTimer, "SOME-3"),
-            (Witness::RetriedDeletion, "SOME-4"),
-        ]
-        .into_iter()
-        .filter(|(w, _)| s.history.witnessed & w.bit() != 0)
-        .map(|(_, id)| id.to_string())
-        .collect(),
-    }
-}
 
 /// How one trace replayed.
 enum Verdict {
@@ -205,6 +161,16 @@ fn replay(model: &TaintSys, trace: &[QuintState]) -> Verdict {
             }
         }
         if next.is_empty() {
+            if std::env::var_os("TAINTCHECK_QUINT_DEBUG").is_some() {
+                for s in seen.iter().take(8) {
+                    let mut actions = Vec::new();
+                    model.actions(s, &mut actions);
+                    eprintln!(
+                        "rust state: requests {:?}; actions {actions:?}",
+                        s.ctrl.pending_requests().collect::<Vec<_>>()
+                    );
+                }
+            }
             let detail = match nearest {
                 Some((_, p)) => match target.first_difference(&p) {
                     Some((var, quint, rust)) => {
@@ -241,103 +207,47 @@ fn assert_catches_a_wrong_step(model: &TaintSys, trace: &[QuintState], module: &
     );
 }
 
-fn quint_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/quint")
-}
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// Installs Quint from the lock file when missing; `Err` says why Quint cannot run.
-fn ensure_quint(dir: &Path) -> Result<(), String> {
-    let ok = |cmd: &mut Command| cmd.output().map(|o| o.status.success()).unwrap_or(false);
-    if !ok(Command::new("node").arg("--version")) {
-        return Err("node is not installed".into());
-    }
-    if !dir.join("node_modules/@informalsystems/quint").exists() {
-        let out = Command::new("npm")
-            .arg("ci")
-            .current_dir(dir)
-            .output()
-            .map_err(|e| format!("npm: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "`npm ci` in specs/quint failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
+/// Whether Quint can run here; says why not, and fails when `TAINTCHECK_REQUIRE_QUINT=1`.
+fn quint_available(test: &str) -> bool {
+    match ensure_quint(&quint_dir()) {
+        Ok(()) => true,
+        Err(why) => {
+            let required = std::env::var("TAINTCHECK_REQUIRE_QUINT").as_deref() == Ok("1");
+            eprintln!("{test} DID NOT RUN: {why}");
+            assert!(
+                !required,
+                "TAINTCHECK_REQUIRE_QUINT=1 but Quint cannot run: {why}"
+            );
+            false
         }
     }
-    Ok(())
 }
 
-/// Simulates `module` and returns its traces (file contents).
-fn simulate(dir: &Path, module: &str, out: &Path, traces: usize, steps: usize) -> Vec<String> {
-    let pattern = out.join(format!("{module}_{{seq}}.itf.json"));
-    let status = Command::new(dir.join("node_modules/.bin/quint"))
-        .args(["run", "--backend", "typescript", "--main", module])
-        .args(["--max-samples", &traces.to_string()])
-        .args(["--n-traces", &traces.to_string()])
-        .args(["--max-steps", &steps.to_string()])
-        .arg("--out-itf")
-        .arg(&pattern)
-        .arg("profiles.qnt")
-        .current_dir(dir)
-        .output()
-        .expect("runs quint");
-    assert!(
-        status.status.success(),
-        "quint run {module} failed: {}{}",
-        String::from_utf8_lossy(&status.stdout),
-        String::from_utf8_lossy(&status.stderr)
-    );
-    read_dir(out, module)
-}
-
-fn read_dir(dir: &Path, module: &str) -> Vec<String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("reads the ITF directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(&format!("{module}_")) && n.ends_with(".itf.json"))
-        })
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| std::fs::read_to_string(p).expect("reads a trace"))
-        .collect()
+fn model(profile: &str, config: &str) -> TaintSys {
+    TaintSys::new(
+        Profile::by_name(profile).expect("known profile"),
+        if config.ends_with(".yaml") {
+            CheckConfig::load(&format!("{}/{config}", env!("CARGO_MANIFEST_DIR")))
+        } else {
+            CheckConfig::builtin(config)
+        }
+        .expect("a configuration"),
+    )
 }
 
 #[test]
 fn quint_traces_replay_in_the_rust_model() {
     let dir = quint_dir();
     let given = std::env::var_os("TAINTCHECK_QUINT_ITF_DIR").map(PathBuf::from);
-    if given.is_none() {
-        if let Err(why) = ensure_quint(&dir) {
-            let required = std::env::var("TAINTCHECK_REQUIRE_QUINT").as_deref() == Ok("1");
-            eprintln!("quint_replay DID NOT RUN: {why}");
-            assert!(
-                !required,
-                "TAINTCHECK_REQUIRE_QUINT=1 but Quint cannot run: {why}"
-            );
-            return;
-        }
+    if given.is_none() && !quint_available("quint_traces_replay_in_the_rust_model") {
+        return;
     }
     let traces = env_usize("TAINTCHECK_QUINT_TRACES", 2);
     let steps = env_usize("TAINTCHECK_QUINT_STEPS", 50);
     let scratch = std::env::temp_dir().join(format!("taintcheck-quint-{}", std::process::id()));
     let mut failures = Vec::new();
     for (module, profile, config) in CASES {
-        let model = TaintSys::new(
-            Profile::by_name(profile).expect("known profile"),
-            CheckConfig::builtin(config).expect("built-in config"),
-        );
+        let model = model(profile, config);
         let texts = match &given {
             Some(d) => read_dir(d, module),
             None => {
@@ -380,6 +290,97 @@ fn quint_traces_replay_in_the_rust_model() {
         assert!(given.is_some() || !texts.is_empty(), "{module}: no trace");
     }
     let _ = std::fs::remove_dir_all(&scratch);
+    assert!(
+        failures.is_empty(),
+        "disagreements:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// The Quint invariant stating the property of spec id `id`; `None` for JUST-1 (not stated in
+/// Quint: its API history since the bind is not modelled).
+fn quint_invariant(id: &str) -> Option<String> {
+    (id != "JUST-1").then(|| id.replace('-', "_"))
+}
+
+/// A Rust behaviour's projections, consecutive duplicates removed (what `TRACK` takes).
+fn track(states: &[SysState]) -> Vec<Projection> {
+    let mut t: Vec<Projection> = Vec::new();
+    for p in states.iter().map(project) {
+        if t.last() != Some(&p) {
+            t.push(p);
+        }
+    }
+    t
+}
+
+#[test]
+fn rust_counterexamples_are_quint_behaviours() {
+    if !quint_available("rust_counterexamples_are_quint_behaviours") {
+        return;
+    }
+    let dir = quint_dir();
+    let samples = env_usize("TAINTCHECK_QUINT_FOLLOW_SAMPLES", 300);
+    let all = std::env::var("TAINTCHECK_QUINT_FOLLOW_ALL").as_deref() == Ok("1");
+    let scratch =
+        std::env::temp_dir().join(format!("taintcheck-quint-follow-{}", std::process::id()));
+    let names: Vec<&'static str> = PROPERTIES
+        .iter()
+        .filter(|p| p.always && quint_invariant(p.id).is_some())
+        .map(|p| p.name)
+        .collect();
+    let (mut followed, mut failures) = (0, Vec::new());
+    let mut checked_vacuity = false;
+    // By default the configurations of the upstream races N1/N2 and N5/N6, the first
+    // counterexample of each; every counterexample of every configuration with
+    // TAINTCHECK_QUINT_FOLLOW_ALL=1.
+    let cases = CASES.iter().filter(|(_, _, config)| {
+        all || ["timer-vs-cancel", "same-name-successor"].contains(config)
+    });
+    for &(module, profile, config) in cases {
+        let model = model(profile, config);
+        let found = shortest::counterexamples(&model, &names);
+        for (name, path) in found.into_iter().take(if all { usize::MAX } else { 1 }) {
+            let id = PROPERTIES
+                .iter()
+                .find(|p| p.name == name)
+                .expect("a property")
+                .id;
+            let invariant = quint_invariant(id).expect("stated in Quint");
+            let t = track(&path.into_states());
+            match follows(&dir, &scratch, module, &t, Some(&invariant), samples) {
+                Ok(true) => followed += 1,
+                Ok(false) => failures.push(format!(
+                    "{module}: no Quint behaviour in {samples} samples follows Rust's {id} \
+                     counterexample ({} projections) to a state violating {invariant}",
+                    t.len()
+                )),
+                Err(e) => panic!("{module} {id}: {e}"),
+            }
+            // Not vacuous: the same counterexample with its last projection 1 ms late is not
+            // followed.
+            if !checked_vacuity && t.len() > 1 {
+                checked_vacuity = true;
+                let mut wrong = t.clone();
+                wrong.last_mut().expect("a projection").now += 1;
+                assert_eq!(
+                    follows(&dir, &scratch, module, &wrong, None, samples / 10 + 1),
+                    Ok(false),
+                    "{module}: Rust's {id} counterexample with its last step 1 ms late is followed"
+                );
+            }
+            eprintln!(
+                "{module} ({profile}, {config}): {id} counterexample, {} projections",
+                t.len()
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    eprintln!(
+        "{followed} Rust counterexamples followed in Quint, {} not",
+        failures.len()
+    );
+    assert!(followed > 0, "no counterexample to follow");
     assert!(
         failures.is_empty(),
         "disagreements:\n{}",

@@ -39,6 +39,20 @@ CONFIGS = {
     "toleration_change": dict(nodes={"n1": ["k"]}, pods={"p1": ("n1", [("k", 2), ("u", 1)])},
                               taints=["u"], seconds=[1, 4], ops=["set_seconds", "add_taint"],
                               budget=1, step=1000, horizon=4000, workers=1, bound=100),
+    "same_name_successor": dict(nodes={"n1": ["k"], "n2": []}, pods={"p1": ("n1", [("k", 2)])},
+                                taints=["k"], seconds=[], ops=["recreate_pod"],
+                                budget=1, step=1000, horizon=5000, workers=2, bound=100),
+    "stale_cache": dict(nodes={"n1": ["k"]}, pods={"p1": ("", [])},
+                        taints=["k"], seconds=[], ops=["remove_taint", "bind_pod"],
+                        budget=2, step=1000, horizon=1000, workers=1, bound=100),
+    "restart": dict(nodes={"n1": ["k"]}, pods={"p1": ("n1", [("k", 2)])},
+                    taints=[], seconds=[], ops=["restart"],
+                    budget=1, step=1000, horizon=4000, workers=1, bound=100),
+    # tests/quint_support/world-changes.yaml: the operations no built-in configuration uses
+    "world_changes": dict(nodes={"n1": ["k"], "n2": []}, pods={"p1": ("n1", [("k", 1)])},
+                          taints=["k"], seconds=[], append=[("k", FOREVER), ("k", 0)],
+                          ops=["append_toleration", "delete_node", "add_taint"],
+                          budget=2, step=1000, horizon=2000, workers=1, bound=100),
 }
 
 def qlist(xs):
@@ -61,13 +75,15 @@ for pname, sw in PROFILES.items():
             PODS=qlist(qstr(p) for p in pods),
             POD_NODE="Map(" + ", ".join(f'{qstr(p)} -> {qstr(c["pods"][p][0])}' for p in pods) + ")",
             POD_TOLS="Map(" + ", ".join(f'{qstr(p)} -> ' + qlist("{ key: %s, secs: %d }" % (qstr(k), s) for k, s in c["pods"][p][1]) for p in pods) + ")",
-            TAINTS=qlist(qstr(t) for t in c["taints"]),
+            TAINTS=qlist(qstr(t) for t in c["taints"]) if c["taints"] else "List(\"\").select(t => false)",
             SECONDS_CHOICES=qlist(str(s) for s in c["seconds"]) if c["seconds"] else "List(0).select(x => false)",
+            APPEND_TOLS=qlist("{ key: %s, secs: %d }" % (qstr(k), s) for k, s in c.get("append", [])) if c.get("append") else "List({ key: \"\", secs: 0 }).select(t => false)",
             OPS="Set(" + ", ".join(qstr(o) for o in c["ops"]) + ")",
             BUDGET=str(c["budget"]), STEP_MS=str(c["step"]), HORIZON_MS=str(c["horizon"]),
             WORKERS=str(c["workers"]), NODE_CAP="10", POD_CAP="1",
             SHARD="Map(" + ", ".join(f'{qstr(n)} -> {fnv(n) % c["workers"]}' for n in names) + ")",
             PROCESSING_BOUND_MS=str(c["bound"]),
+            TRACK="List()",
         )
         out.append(f"module {pname}_{cname} {{")
         out.append("  import taintmanager(")

@@ -1,10 +1,11 @@
-//! A minimal reader of the Informal Trace Format (ITF) that `quint run --out-itf` writes, and the
-//! projection of a Quint state of `specs/quint/taintmanager.qnt` onto the variables it shares
-//! with the Rust model (`Projection`, specs/quint/README.md "Cross-check").
+//! The projection of a state onto the variables the Quint specification (`specs/quint/`) shares
+//! with the Rust model (`Projection`, specs/quint/README.md "Cross-check"): read from the ITF
+//! traces `quint run --out-itf` writes (through the model's ITF reader,
+//! `taintcheck_model::check::itf`), and written as a Quint value for the Rust → Quint replay.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
+use taintcheck_model::check::itf::{Trace, Value};
 
 /// A pod as both models see it: UID number (`name-n` in Rust), node (`""`: pending),
 /// tolerations as (key, seconds; -1: forever) and, for API objects, `DisruptionTarget`.
@@ -100,122 +101,191 @@ pub struct QuintState {
 
 /// Reads an ITF trace of `taintmanager` (variables are qualified `<main>::taintmanager::<var>`).
 pub fn read_trace(text: &str) -> Result<Vec<QuintState>, String> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    let states = doc["states"].as_array().ok_or("no `states` array")?;
-    states.iter().map(state).collect()
+    let trace = Trace::parse(text).map_err(|e| e.to_string())?;
+    trace.states.iter().map(state).collect()
 }
 
-fn var<'a>(s: &'a Value, name: &str) -> Result<&'a Value, String> {
-    let obj = s.as_object().ok_or("a state is not an object")?;
-    obj.iter()
+fn var<'a>(s: &'a BTreeMap<String, Value>, name: &str) -> Result<&'a Value, String> {
+    s.iter()
         .find(|(k, _)| k.rsplit("::").next() == Some(name))
         .map(|(_, v)| v)
         .ok_or_else(|| format!("no variable `{name}`"))
 }
 
-fn int(v: &Value) -> Result<i64, String> {
-    if let Some(i) = v.as_i64() {
-        return Ok(i);
+fn field<'a>(v: &'a Value, name: &str) -> Result<&'a Value, String> {
+    match v {
+        Value::Record(r) => r
+            .get(name)
+            .ok_or_else(|| format!("no field `{name}` in {v:?}")),
+        _ => Err(format!("not a record: {v:?}")),
     }
-    v["#bigint"]
-        .as_str()
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("not an integer: {v}"))
+}
+
+fn int(v: &Value) -> Result<i64, String> {
+    match v {
+        Value::Int(i) => i64::try_from(*i).map_err(|_| format!("out of range: {i}")),
+        _ => Err(format!("not an integer: {v:?}")),
+    }
 }
 
 fn string(v: &Value) -> Result<String, String> {
-    v.as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("not a string: {v}"))
+    match v {
+        Value::Str(s) => Ok(s.clone()),
+        _ => Err(format!("not a string: {v:?}")),
+    }
 }
 
 fn boolean(v: &Value) -> Result<bool, String> {
-    v.as_bool().ok_or_else(|| format!("not a bool: {v}"))
+    match v {
+        Value::Bool(b) => Ok(*b),
+        _ => Err(format!("not a bool: {v:?}")),
+    }
 }
 
-fn map(v: &Value) -> Result<Vec<(&Value, &Value)>, String> {
-    let pairs = v["#map"]
-        .as_array()
-        .ok_or_else(|| format!("not a map: {v}"))?;
-    pairs
+fn list(v: &Value) -> Result<&[Value], String> {
+    match v {
+        Value::List(l) => Ok(l),
+        _ => Err(format!("not a list: {v:?}")),
+    }
+}
+
+fn map(v: &Value) -> Result<&[(Value, Value)], String> {
+    match v {
+        Value::Map(m) => Ok(m),
+        _ => Err(format!("not a map: {v:?}")),
+    }
+}
+
+fn set(v: &Value) -> Result<BTreeSet<String>, String> {
+    match v {
+        Value::Set(s) => s.iter().map(string).collect(),
+        _ => Err(format!("not a set: {v:?}")),
+    }
+}
+
+fn strings(v: &Value) -> Result<Vec<String>, String> {
+    list(v)?.iter().map(string).collect()
+}
+
+fn taint_map(v: &Value, with_field: bool) -> Result<BTreeMap<String, Vec<String>>, String> {
+    map(v)?
         .iter()
-        .map(|p| match p.as_array().map(Vec::as_slice) {
-            Some([k, v]) => Ok((k, v)),
-            _ => Err(format!("not a map entry: {p}")),
+        .map(|(k, v)| {
+            let taints = if with_field { field(v, "taints")? } else { v };
+            Ok((string(k)?, strings(taints)?))
         })
         .collect()
 }
 
-fn set(v: &Value) -> Result<BTreeSet<String>, String> {
-    v["#set"]
-        .as_array()
-        .ok_or_else(|| format!("not a set: {v}"))?
-        .iter()
-        .map(string)
-        .collect()
-}
-
-fn strings(v: &Value) -> Result<Vec<String>, String> {
-    v.as_array()
-        .ok_or_else(|| format!("not a list: {v}"))?
-        .iter()
-        .map(string)
-        .collect()
-}
-
-fn taint_map(v: &Value, field: Option<&str>) -> Result<BTreeMap<String, Vec<String>>, String> {
-    map(v)?
-        .into_iter()
-        .map(|(k, v)| Ok((string(k)?, strings(field.map_or(v, |f| &v[f]))?)))
-        .collect()
-}
-
 fn pod(v: &Value, dt: Option<&Value>) -> Result<PodView, String> {
-    let tolerations = v["tols"]
-        .as_array()
-        .ok_or("no tols")?
+    let tolerations = list(field(v, "tols")?)?
         .iter()
-        .map(|t| Ok((string(&t["key"])?, int(&t["secs"])?)))
+        .map(|t| Ok((string(field(t, "key")?)?, int(field(t, "secs")?)?)))
         .collect::<Result<_, String>>()?;
     Ok(PodView {
-        uid: int(&v["uid"])?,
-        node: string(&v["node"])?,
+        uid: int(field(v, "uid")?)?,
+        node: string(field(v, "node")?)?,
         tolerations,
         disruption_target: dt.map(boolean).transpose()?.unwrap_or(false),
     })
 }
 
-fn state(s: &Value) -> Result<QuintState, String> {
+fn state(s: &BTreeMap<String, Value>) -> Result<QuintState, String> {
     let api = var(s, "api")?;
     let nodes = var(s, "nodes")?;
     let pods = var(s, "pods")?;
     let env = var(s, "env")?;
     let history = var(s, "history")?;
-    let api_pods = map(&api["pods"])?
-        .into_iter()
-        .map(|(k, v)| Ok((string(k)?, pod(&v["pod"], Some(&v["dt"]))?)))
+    let api_pods = map(field(api, "pods")?)?
+        .iter()
+        .map(|(k, v)| Ok((string(k)?, pod(field(v, "pod")?, Some(field(v, "dt")?))?)))
         .collect::<Result<_, String>>()?;
-    let pod_cache = map(&pods["cache"])?
-        .into_iter()
-        .map(|(k, v)| Ok((string(k)?, pod(&v["pod"], None)?)))
+    let pod_cache = map(field(pods, "cache")?)?
+        .iter()
+        .map(|(k, v)| Ok((string(k)?, pod(field(v, "pod")?, None)?)))
         .collect::<Result<_, String>>()?;
-    let len = |v: &Value| v.as_array().map(Vec::len).ok_or("not a list");
     Ok(QuintState {
         settled: boolean(var(s, "settled")?)?,
         action: string(var(s, "lastAction")?)?,
         projection: Projection {
             now: int(var(s, "now")?)?,
-            budget: int(&env["budget"])?,
-            fail_next: boolean(&env["failNext"])?,
-            api_nodes: taint_map(&api["nodes"], Some("taints"))?,
+            budget: int(field(env, "budget")?)?,
+            fail_next: boolean(field(env, "failNext")?)?,
+            api_nodes: taint_map(field(api, "nodes")?, true)?,
             api_pods,
-            node_cache: taint_map(&nodes["cache"], Some("taints"))?,
+            node_cache: taint_map(field(nodes, "cache")?, true)?,
             pod_cache,
-            nodes_pending: len(&nodes["pending"])?,
-            pods_pending: len(&pods["pending"])?,
-            tainted_nodes: taint_map(&var(s, "ctrl")?["tainted"], None)?,
-            violated: set(&history["violated"])?,
-            witnessed: set(&history["witnessed"])?,
+            nodes_pending: list(field(nodes, "pending")?)?.len(),
+            pods_pending: list(field(pods, "pending")?)?.len(),
+            tainted_nodes: taint_map(field(var(s, "ctrl")?, "tainted")?, false)?,
+            violated: set(field(history, "violated")?)?,
+            witnessed: set(field(history, "witnessed")?)?,
         },
     })
+}
+
+/// Quint literals of the projection (`Proj` of specs/quint/types.qnt).
+impl Projection {
+    pub fn to_quint(&self) -> String {
+        fn s(x: &str) -> String {
+            format!("{x:?}")
+        }
+        fn strings(xs: &[String]) -> String {
+            format!(
+                "List({})",
+                xs.iter().map(|x| s(x)).collect::<Vec<_>>().join(", ")
+            )
+        }
+        fn taints(m: &BTreeMap<String, Vec<String>>) -> String {
+            let entries: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{} -> {}", s(k), strings(v)))
+                .collect();
+            format!("Map({})", entries.join(", "))
+        }
+        fn pods(m: &BTreeMap<String, PodView>) -> String {
+            let entries: Vec<String> = m
+                .iter()
+                .map(|(k, p)| {
+                    let tols: Vec<String> = p
+                        .tolerations
+                        .iter()
+                        .map(|(key, secs)| format!("{{ key: {}, secs: {secs} }}", s(key)))
+                        .collect();
+                    format!(
+                        "{} -> {{ uid: {}, node: {}, tols: List({}), dt: {} }}",
+                        s(k),
+                        p.uid,
+                        s(&p.node),
+                        tols.join(", "),
+                        p.disruption_target
+                    )
+                })
+                .collect();
+            format!("Map({})", entries.join(", "))
+        }
+        fn ids(xs: &BTreeSet<String>) -> String {
+            format!(
+                "Set({})",
+                xs.iter().map(|x| s(x)).collect::<Vec<_>>().join(", ")
+            )
+        }
+        format!(
+            "{{ now: {}, budget: {}, failNext: {}, apiNodes: {}, apiPods: {}, nodeCache: {}, \
+             podCache: {}, nodesPending: {}, podsPending: {}, tainted: {}, violated: {}, \
+             witnessed: {} }}",
+            self.now,
+            self.budget,
+            self.fail_next,
+            taints(&self.api_nodes),
+            pods(&self.api_pods),
+            taints(&self.node_cache),
+            pods(&self.pod_cache),
+            self.nodes_pending,
+            self.pods_pending,
+            taints(&self.tainted_nodes),
+            ids(&self.violated),
+            ids(&self.witnessed),
+        )
+    }
 }
