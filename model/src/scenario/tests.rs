@@ -95,7 +95,7 @@ fn errors_name_file_line_and_field() {
 /// one name in two namespaces are two pods; a true duplicate is still an error at both lines.
 #[test]
 fn generated_uids_tell_namespaces_apart() {
-    let text = "name: ns\nnodes: [{name: n1}]\npods:\n  - {name: web, node: n1}\n  - {name: web, namespace: team, node: n1}\n  - manifest: {kind: Pod, metadata: {name: web, namespace: other}, spec: {nodeName: n1}}\n";
+    let text = "name: ns\nnodes: [{name: n1}]\npods:\n  - {name: web, node: n1}\n  - {name: web, namespace: team, node: n1}\n  - manifest: {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: other}, spec: {nodeName: n1, containers: [{name: c, image: i}]}}\n";
     let s = parse_scenario("s.yaml", text).unwrap();
     let uids: Vec<&str> = s.pods.iter().map(|p| &*p.pod.uid.0).collect();
     assert_eq!(uids, ["web-1", "team/web-1", "other/web-1"]);
