@@ -105,6 +105,71 @@ fn explore_refuses_a_port_in_use_and_a_remote_address() {
     assert!(e.contains("--allow-remote"), "{e}");
 }
 
+/// The Explorer's "run to completion" stops near `--target-states` (the on-demand checker
+/// tests the target every 1,500 states) instead of searching the whole model.
+#[test]
+fn explore_run_to_completion_is_bounded() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taintcheck"))
+        .args(["explore", "--addr", "127.0.0.1:0", "--target-states", "10"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let addr = url
+        .trim()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let http = |method: &str, path: &str| -> Option<String> {
+        let mut s = std::net::TcpStream::connect(&addr).ok()?;
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .ok()?;
+        write!(s, "{method} {path} HTTP/1.0\r\nContent-Length: 0\r\n\r\n").ok()?;
+        let mut buf = String::new();
+        s.read_to_string(&mut buf).ok()?;
+        buf.split_once("\r\n\r\n").map(|(_, b)| b.to_string())
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut status = None;
+    while std::time::Instant::now() < deadline {
+        if status.is_none() {
+            status = http("GET", "/.status");
+        } else {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let posted = http("POST", "/.runtocompletion");
+    let mut done = serde_json::Value::Null;
+    while posted.is_some() && std::time::Instant::now() < deadline {
+        let v: serde_json::Value = http("GET", "/.status")
+            .and_then(|b| serde_json::from_str(&b).ok())
+            .unwrap_or_default();
+        if v["done"] == true {
+            done = v;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        status.is_some() && posted.is_some(),
+        "the Explorer answered"
+    );
+    let states = done["state_count"]
+        .as_u64()
+        .expect("run to completion ended");
+    // The default configuration has 37,168 unique states.
+    assert!(states <= 10 + 1_500 * 2, "{done}");
+}
+
 #[test]
 fn stdout_that_cannot_be_written_ends_with_exit_2() {
     if !Path::new("/dev/full").exists() {
@@ -335,6 +400,135 @@ fn large_lists_validate() {
     assert_eq!(stdout(&o), "20000 object(s) valid\n");
 }
 
+/// The hostile corpus: each file defeats a reader that lacks one of the limits (stack depth,
+/// expanded aliases, items, line bytes, UTF-8, truncation).
+fn hostile_corpus() -> Vec<String> {
+    let mut aliases = vec![r#"a: &a ["x","x","x","x","x","x","x","x","x"]"#.to_string()];
+    for (p, c) in ('a'..='i').zip('b'..='j') {
+        aliases.push(format!(
+            "{c}: &{c} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]"
+        ));
+    }
+    let map: String = (0..1_000)
+        .map(|i| format!("{}k:\n", " ".repeat(i)))
+        .collect();
+    let header = r#"{"t":0,"kind":"header","version":1,"source":"x"}"#;
+    let mut files = vec![
+        scratch("cap-deep-seq.yaml", &("- ".repeat(20_000) + "1\n")),
+        scratch("cap-deep-map.yaml", &map),
+        scratch("cap-deep-flow.yaml", &("[".repeat(100_000) + "\n")),
+        scratch("cap-alias-bomb.yaml", &(aliases.join("\n") + "\n")),
+        scratch(
+            "cap-wide-list.yaml",
+            &format!("[{}1]\n", "1,".repeat(200_000)),
+        ),
+        scratch(
+            "cap-truncated.json",
+            r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"#,
+        ),
+        scratch(
+            "cap-long-line.ndjson",
+            &format!(
+                "{header}\n{{\"t\":1,\"kind\":\"note\",\"text\":\"{}\"}}\n",
+                "x".repeat(2 << 20)
+            ),
+        ),
+    ];
+    let bad = dir().join("cap-bad-utf8.yaml");
+    std::fs::write(&bad, b"name: \xff\xfe\nnodes: []\n").unwrap();
+    files.push(bad.to_str().unwrap().to_owned());
+    if Path::new("/dev/zero").exists() {
+        files.push("/dev/zero".into());
+    }
+    files
+}
+
+/// Every command that reads a file, on every hostile input, under a 2 GiB address-space cap
+/// and a time limit (`prlimit --as`, `timeout`): exit 2 with a message naming the file; no
+/// panic, abort, hang or exhausted memory. (`import` counts a valid JSON object of another
+/// kind as skipped, on stderr, rather than refusing the file.)
+#[test]
+fn every_command_refuses_the_hostile_corpus_under_an_address_space_cap() {
+    let capped = Command::new("prlimit").arg("--version").output().is_ok()
+        && Command::new("timeout").arg("--version").output().is_ok();
+    let commands: &[&[&str]] = &[
+        &["validate", "F"],
+        &["explain", "--node", "F", "--pod", "F"],
+        &["run", "F"],
+        &["expect", "F"],
+        &["check", "--config", "F"],
+        &["conform", "F", "--profile", "latest"],
+        &["import", "F"],
+        &["bench", "oracle", "--trace", "F"],
+    ];
+    for file in hostile_corpus() {
+        for command in commands {
+            let args: Vec<&str> = command
+                .iter()
+                .map(|a| if *a == "F" { file.as_str() } else { a })
+                .collect();
+            let bin = env!("CARGO_BIN_EXE_taintcheck");
+            let mut cmd = if capped {
+                let mut c = Command::new("prlimit");
+                c.args(["--as=2147483648", "timeout", "120", bin]);
+                c
+            } else {
+                Command::new(bin)
+            };
+            let o = cmd
+                .args(&args)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let err = stderr(&o);
+            if args[0] == "import" && file.ends_with("long-line.ndjson") {
+                assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+                assert!(err.contains("skipped"), "{args:?}: {err}");
+                continue;
+            }
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+            assert!(err.contains(file.as_str()), "{args:?}: {err}");
+            assert!(err.len() < 4000, "{args:?}: {} bytes on stderr", err.len());
+        }
+    }
+}
+
+/// Traces name effects and operators as the API does; a value the API refuses is listed
+/// against the API's spellings, never the catch-all the core keeps for unvalidated objects.
+#[test]
+fn unsupported_trace_values_list_the_api_spellings() {
+    let header = r#"{"t":0,"kind":"header","version":1,"source":"test"}"#;
+    let node = |effect: &str| {
+        format!(
+            r#"{{"t":0,"kind":"node_added","rv":1,"node":{{"name":"n1","taints":[{{"key":"k","value":"","effect":{effect},"time_added":null}}]}}}}"#
+        )
+    };
+    for (value, listed) in [
+        (
+            r#""Bogus""#,
+            r#""NoSchedule", "PreferNoSchedule", "NoExecute""#,
+        ),
+        (r#"{"Other":"Bogus"}"#, ""),
+    ] {
+        let t = scratch("effect.ndjson", &format!("{header}\n{}\n", node(value)));
+        let e = refused(&["conform", &t, "--profile", "latest"], &format!("{t}:2: "));
+        assert!(!e.contains("Other"), "{e}");
+        assert!(e.contains(listed), "{e}");
+    }
+    let pod = r#"{"t":0,"kind":"pod_added","rv":2,"pod":{"key":{"namespace":"default","name":"p"},"uid":"p-1","node_name":"n1","tolerations":[{"key":"k","operator":"Bogus","value":"","effect":null,"seconds":null}]}}"#;
+    let t = scratch("operator.ndjson", &format!("{header}\n{pod}\n"));
+    let e = refused(&["conform", &t, "--profile", "latest"], &format!("{t}:2: "));
+    assert!(
+        e.contains(
+            r#"Unsupported value: "Bogus": supported values: "Equal", "Exists", "Lt", "Gt""#
+        ),
+        "{e}"
+    );
+    assert!(!e.contains("Other"), "{e}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -346,6 +540,7 @@ proptest! {
         let _ = taintcheck_model::scenario::parse_scenario("f.yaml", &text);
         let _ = taintcheck_model::check::config::CheckConfig::parse("f.yaml", "f", &text);
         let _ = taintcheck_model::trace::parse_trace("f.ndjson", &text);
+        let _ = taintcheck_model::recording::import(&[("f.json", &text)]);
     }
 
     /// YAML-shaped noise reaches deeper into the readers than raw bytes.
@@ -358,6 +553,8 @@ proptest! {
                 Just("pods"), Just("kind: Pod"), Just("apiVersion: v1"), Just("taints"),
                 Just("\"k=v:NoExecute\""), Just("1"), Just("-1"), Just("300s"), Just("null"),
                 Just("{\"t\":0,\"kind\":\"header\",\"version\":1}"),
+                Just("{\"type\":\"ADDED\",\"object\":"), Just("\"kind\":\"Event\""),
+                Just("\"count\":"), Just("\"metadata\":{\"name\":\"p\"}"),
             ],
             0..64,
         )
@@ -367,5 +564,6 @@ proptest! {
         let _ = taintcheck_model::scenario::parse_scenario("f.yaml", &text);
         let _ = taintcheck_model::check::config::CheckConfig::parse("f.yaml", "f", &text);
         let _ = taintcheck_model::trace::parse_trace("f.ndjson", &text);
+        let _ = taintcheck_model::recording::import(&[("f.json", &text)]);
     }
 }

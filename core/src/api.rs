@@ -150,8 +150,10 @@ impl fmt::Display for PodKey {
     }
 }
 
-/// A taint's or toleration's effect (`TaintEffect` upstream).
+/// A taint's or toleration's effect (`TaintEffect` upstream). Written and read as the API's
+/// string; reading accepts only the API's values, so a bad trace is told those.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum TaintEffect {
     /// `NoSchedule`: pods that do not tolerate it are not scheduled; running pods stay.
     NoSchedule,
@@ -184,6 +186,37 @@ impl TaintEffect {
             TaintEffect::Other(s) => s,
         }
     }
+}
+
+impl From<TaintEffect> for String {
+    fn from(e: TaintEffect) -> String {
+        e.as_str().to_string()
+    }
+}
+
+impl TryFrom<String> for TaintEffect {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<TaintEffect, String> {
+        match TaintEffect::parse(&s) {
+            TaintEffect::Other(_) => Err(unsupported(
+                &s,
+                &["NoSchedule", "PreferNoSchedule", "NoExecute"],
+            )),
+            e => Ok(e),
+        }
+    }
+}
+
+/// A serialized input (a trace) names a value the API server refuses: its `Unsupported value`
+/// message, listing the API's spellings (never the catch-all `Other`).
+fn unsupported(s: &str, spellings: &[&str]) -> String {
+    let quoted: Vec<String> = spellings.iter().map(|v| format!("{v:?}")).collect();
+    let shown: String = s.chars().take(120).collect();
+    format!(
+        "Unsupported value: {shown:?}: supported values: {}",
+        quoted.join(", ")
+    )
 }
 
 impl fmt::Display for TaintEffect {
@@ -253,8 +286,10 @@ impl Taint {
     }
 }
 
-/// A toleration's operator. Upstream treats `""` as `Equal`; we store it as `Equal`.
+/// A toleration's operator. Upstream treats `""` as `Equal`; we store it as `Equal`. Written
+/// and read as the API's string, like [`TaintEffect`].
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum Operator {
     /// `Equal` (or `""`): the toleration's value equals the taint's.
     Equal,
@@ -289,6 +324,23 @@ impl Operator {
             Operator::Lt => "Lt",
             Operator::Gt => "Gt",
             Operator::Other(s) => s,
+        }
+    }
+}
+
+impl From<Operator> for String {
+    fn from(o: Operator) -> String {
+        o.as_str().to_string()
+    }
+}
+
+impl TryFrom<String> for Operator {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Operator, String> {
+        match Operator::parse(&s) {
+            Operator::Other(_) => Err(unsupported(&s, &["Equal", "Exists", "Lt", "Gt"])),
+            o => Ok(o),
         }
     }
 }

@@ -268,6 +268,49 @@ mod tests {
         assert_eq!(shards, Shards::new(8));
     }
 
+    /// A shard with a buffered item keeps the controller from idling (`handlers_idle`, CORE-S5):
+    /// `all_idle` is false until its channel is emptied and pruned.
+    #[test]
+    fn a_busy_shard_is_not_idle() {
+        let mut shards = Shards::new(2);
+        assert!(shards.all_idle());
+        shards.get_mut(1).nodes.push_back("n".into());
+        shards.prune();
+        assert!(!shards.all_idle());
+        shards.get_mut(1).nodes.clear();
+        shards.prune();
+        assert!(shards.all_idle());
+    }
+
+    /// `busy_mut` yields every stored shard, in place (renaming a state changes their items
+    /// without moving them), and no idle one.
+    #[test]
+    fn busy_mut_changes_the_stored_shards_in_place() {
+        let mut shards = Shards::new(8);
+        shards.get_mut(3).nodes.push_back("a".into());
+        shards.get_mut(6).nodes.push_back("b".into());
+        shards.prune();
+        assert_eq!(shards.busy_mut().count(), 2);
+        for shard in shards.busy_mut() {
+            shard
+                .nodes
+                .iter_mut()
+                .for_each(|n| *n = format!("{n}2").into());
+        }
+        let names = |w| {
+            shards
+                .get(w)
+                .unwrap()
+                .nodes
+                .iter()
+                .cloned()
+                .collect::<Vec<NodeName>>()
+        };
+        assert_eq!(names(3), [NodeName::from("a2")]);
+        assert_eq!(names(6), [NodeName::from("b2")]);
+        assert_eq!(shards.busy().count(), 2);
+    }
+
     /// A channel is a FIFO (upstream's buffered Go channels): the oldest item is received first,
     /// and its length counts what is buffered.
     #[test]

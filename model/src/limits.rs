@@ -92,7 +92,7 @@ pub const BUDGET: u8 = 16;
 /// The model's horizon, and a scenario's `until`, in ms (one day).
 pub const HORIZON_MS: i64 = 86_400_000;
 
-/// Every limit a user can raise, for the documentation and `--help` texts.
+/// Every limit a user can raise (with its variable), as specs/limits.md documents them.
 pub fn adjustable() -> [&'static Limit; 6] {
     [
         &FILE_BYTES,
@@ -320,6 +320,35 @@ mod tests {
         Lines::new(input)
             .map(|l| l.map_err(|e| format!("{}: {}", e.line, e.message)))
             .collect()
+    }
+
+    /// LIMIT-1: every limit a user can raise is in the documentation's table, with its
+    /// variable and its default as the table writes it.
+    #[test]
+    fn every_adjustable_limit_is_documented() {
+        let doc = include_str!("../../specs/limits.md");
+        for limit in adjustable() {
+            let env = limit.env.expect("an adjustable limit has a variable");
+            let row = doc
+                .lines()
+                .find(|l| l.starts_with('|') && l.contains(&format!("`{env}`")))
+                .unwrap_or_else(|| panic!("specs/limits.md has no row for {env}"));
+            let default = match limit.default {
+                d if d % (1 << 20) == 0 => format!("{} MiB", d >> 20),
+                d => {
+                    let digits = d.to_string();
+                    let mut grouped = String::new();
+                    for (i, c) in digits.chars().enumerate() {
+                        if i > 0 && (digits.len() - i) % 3 == 0 {
+                            grouped.push(',');
+                        }
+                        grouped.push(c);
+                    }
+                    grouped
+                }
+            };
+            assert!(row.contains(&format!("| {default} |")), "{env}: {row}");
+        }
     }
 
     #[test]

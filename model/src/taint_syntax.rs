@@ -10,6 +10,7 @@
 use crate::api::{Name, Taint, TaintEffect};
 use crate::field::go_quote;
 use crate::validate::{label_key_errors, label_value_errors};
+use std::collections::HashSet;
 
 /// One `kubectl taint` argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,8 +136,17 @@ pub fn reorganize(
             TaintSpec::Remove { .. } => None,
         })
         .collect();
+    // kubectl scans the list built so far for each old taint; a set of the identities (key,
+    // effect: `MatchTaint`) in it keeps the same first-wins outcome linear in the taints.
+    let mut seen: HashSet<(&str, &TaintEffect)> = specs
+        .iter()
+        .filter_map(|s| match s {
+            TaintSpec::Add(t) => Some((&*t.key, &t.effect)),
+            TaintSpec::Remove { .. } => None,
+        })
+        .collect();
     for t in old {
-        if !taints.iter().any(|n| n.same_identity(t)) {
+        if seen.insert((&*t.key, &t.effect)) {
             taints.push(t.clone());
         }
     }

@@ -28,6 +28,10 @@ pub struct ExploreArgs {
     /// or its full name as `check` prints it).
     #[arg(long)]
     pub property: Option<String>,
+    /// "Run to completion" stops after about this many states, at least 1: the Explorer keeps
+    /// every state it reaches in memory, and its page may be asked to search the whole model.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub target_states: u64,
 }
 
 /// The `always` property `arg` names, by spec id or full name: a built-in or one of the
@@ -111,6 +115,8 @@ pub fn run(args: ExploreArgs) -> Outcome {
             }
         },
     }
-    model.checker().serve(addr);
+    let target = usize::try_from(args.target_states).unwrap_or(usize::MAX);
+    eprintln!("\"Run to completion\" stops after about {target} states (--target-states).");
+    model.checker().target_state_count(target).serve(addr);
     Ok(ExitCode::SUCCESS)
 }

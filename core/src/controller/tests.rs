@@ -2,6 +2,7 @@ use super::*;
 use crate::api::Taint;
 use crate::api::{PodKey, TaintEffect, Toleration, Uid};
 use crate::driver::Cluster;
+use crate::effect::WorkId;
 use crate::timed_queue::Immediate;
 use crate::worker::{NodePhase, Worker};
 use crate::{handlers, shards};
@@ -352,6 +353,229 @@ fn restart_loses_all_state() {
     assert!(c.next_deadline().is_some());
     c.restarted();
     assert_eq!(c, Controller::new(Config::new(Profile::v1_18())));
+}
+
+/// CORE-A1, CORE-A2, CORE-S4: an event the intake lets through waits on its queue, which the
+/// accessors show; the dispatcher then takes it off.
+#[test]
+fn informer_events_wait_on_their_queues() {
+    let mut c = Controller::new(Config::new(Profile::latest()));
+    assert!(c.node_queue().is_empty() && c.pod_queue().is_empty());
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    let queued: Vec<&NodeName> = c.node_queue().queued().collect();
+    assert_eq!(queued, [&NodeName::from("node1")]);
+    assert!(c.pod_queue().is_empty());
+    c.pod_observed(None, Some(&pod("a", "node1", None)), Time(0));
+    let pods: Vec<&str> = c.pod_queue().queued().map(|i| &*i.key.name).collect();
+    assert_eq!(pods, ["a"]);
+    let view = Cluster::default();
+    c.step(Step::DispatchNode, &view, Time(0), &mut vec![]);
+    assert!(c.node_queue().is_empty());
+    c.step(Step::DispatchPod, &view, Time(0), &mut vec![]);
+    assert!(c.pod_queue().is_empty());
+}
+
+/// CORE-PRE: the precondition is violated once `processPodOnNode` was reached with zero taints
+/// (the counter no reachable state raises; set here to see the accessor read it).
+#[test]
+fn the_precondition_reads_the_zero_taint_counter() {
+    let mut c = Controller::new(Config::new(Profile::latest()));
+    assert!(!c.precondition_violated());
+    c.zero_taint_calls = 1;
+    assert!(c.precondition_violated());
+}
+
+/// CORE-S9: the arrival record is kept where the profile reads it, and the accessor shows it.
+#[test]
+fn the_arrival_record_is_kept_under_fixed() {
+    let mut c = Controller::new(Config::new(Profile::fixed()));
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    assert_ne!(c.arrivals(), &Arrivals::default());
+    let mut latest = Controller::new(Config::new(Profile::latest()));
+    latest.node_observed(None, Some(&tainted("node1")), Time(0));
+    assert_eq!(latest.arrivals(), &Arrivals::default());
+}
+
+/// `handlers_idle` (the runtime's and the oracle's quiescence): any one busy part, a queued
+/// item, a held item or a busy shard, keeps the handlers from being idle.
+#[test]
+fn any_busy_part_keeps_the_handlers_busy() {
+    let idle = Controller::new(Config::new(Profile::latest()));
+    assert!(idle.handlers_idle() && idle.is_quiescent());
+    let item = intake::PodItem {
+        key: PodKey::new("ns", "a"),
+        node_name: Some("node1".into()),
+    };
+    let mut busy = Vec::new();
+    let mut c = idle.clone();
+    c.node_queue.add("node1".into());
+    busy.push(c);
+    let mut c = idle.clone();
+    c.pod_queue.add(item.clone());
+    busy.push(c);
+    let mut c = idle.clone();
+    c.node_held = Some("node1".into());
+    busy.push(c);
+    let mut c = idle.clone();
+    c.pod_held = Some(item);
+    busy.push(c);
+    let mut c = idle.clone();
+    c.shards.get_mut(3).nodes.push_back("node1".into());
+    c.shards.prune();
+    busy.push(c);
+    for c in busy {
+        assert!(!c.handlers_idle(), "{c:?}");
+        assert!(!c.is_quiescent(), "{c:?}");
+    }
+}
+
+/// Quiescent means idle handlers and no work in flight but armed timers: a work waiting on its
+/// GET is not quiescent, an armed timer alone is.
+#[test]
+fn a_work_in_flight_is_not_quiescent() {
+    let (c, _) = two_works(Profile::latest());
+    assert!(c.handlers_idle());
+    assert!(c.pending_requests().count() > 0);
+    assert!(!c.is_quiescent());
+    let mut armed = Controller::new(Config::new(Profile::v1_18()));
+    let mut view = Cluster::default();
+    view.nodes.insert("node1".into(), tainted("node1"));
+    let p = pod("a", "node1", Some(10));
+    view.pods.insert(p.key.clone(), p.clone());
+    armed.node_observed(None, Some(&tainted("node1")), Time(0));
+    armed.pod_observed(None, Some(&p), Time(0));
+    settle(&mut armed, &view, Time(0), &mut vec![]);
+    assert!(armed.next_deadline().is_some());
+    assert!(armed.is_quiescent());
+}
+
+/// A controller with untolerating pods `b` then `a` on tainted node1, each work waiting on its
+/// GET: `b`'s work was created first, so the ids are not in key order.
+fn two_works(profile: Profile) -> (Controller, Cluster) {
+    let mut c = Controller::new(Config::new(profile));
+    let mut view = Cluster::default();
+    view.nodes.insert("node1".into(), tainted("node1"));
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    settle(&mut c, &view, Time(0), &mut vec![]);
+    for name in ["b", "a"] {
+        let p = pod(name, "node1", None);
+        view.pods.insert(p.key.clone(), p.clone());
+        c.pod_observed(None, Some(&p), Time(0));
+        settle(&mut c, &view, Time(0), &mut vec![]);
+    }
+    (c, view)
+}
+
+fn requests(c: &Controller) -> Vec<(u32, String)> {
+    let mut r: Vec<(u32, String)> = c
+        .pending_requests()
+        .map(|r| (r.id.0, r.pod.name.to_string()))
+        .collect();
+    r.sort();
+    r
+}
+
+/// MODEL-SYM: works are renumbered in key order (`a` before `b`), requests with them; the
+/// renumbering is returned for the ids a caller keeps.
+#[test]
+fn canonical_ids_follow_the_keys() {
+    let (mut c, _) = two_works(Profile::latest());
+    assert_eq!(requests(&c), [(0, "b".into()), (1, "a".into())]);
+    let map = c.canonicalise_ids();
+    assert_eq!(
+        map.into_iter().collect::<Vec<_>>(),
+        [(WorkId(0), WorkId(1)), (WorkId(1), WorkId(0))]
+    );
+    assert_eq!(requests(&c), [(0, "a".into()), (1, "b".into())]);
+}
+
+/// Swaps the pod names `a` and `c` (their keys and UIDs); nodes stay.
+struct Swap;
+
+impl Swap {
+    fn name<'a>(&self, n: &'a str) -> &'a str {
+        match n {
+            "a" => "c",
+            "c" => "a",
+            other => other,
+        }
+    }
+}
+
+impl crate::renaming::Renaming for Swap {
+    fn key(&self, key: &PodKey) -> PodKey {
+        PodKey::new(&key.namespace, self.name(&key.name))
+    }
+    fn uid(&self, uid: &Uid) -> Uid {
+        let name = uid.0.trim_end_matches("-1");
+        Uid(format!("{}-1", self.name(name)).into())
+    }
+    fn node(&self, node: &NodeName) -> NodeName {
+        node.clone()
+    }
+}
+
+/// MODEL-SYM: renaming reaches the works and their requests, and a worker's listed pods: kept
+/// in listing order by name, re-sorted under `Any` (where the list is the set still to do).
+#[test]
+fn renaming_reaches_works_and_listed_pods() {
+    let (mut c, _) = two_works(Profile::latest());
+    c.rename(&Swap);
+    assert_eq!(requests(&c), [(0, "b".into()), (1, "c".into())]);
+    for (listing, order) in [
+        (Listing::ByName, ["c", "b", "a"]),
+        (Listing::Any, ["a", "b", "c"]),
+    ] {
+        let mut c = Controller::new(Config {
+            listing,
+            ..Config::new(Profile::latest())
+        });
+        let mut view = Cluster::default();
+        view.nodes.insert("node1".into(), tainted("node1"));
+        for name in ["a", "b", "c"] {
+            let p = pod(name, "node1", Some(10));
+            view.pods.insert(p.key.clone(), p);
+        }
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
+        for s in [Step::DispatchNode, Step::WorkerTakeNode(4), cont(4)] {
+            c.step(s, &view, Time(0), &mut vec![]);
+        }
+        c.rename(&Swap);
+        let listed: Vec<String> = match &c.shards().get(4).unwrap().worker {
+            Worker::Node {
+                phase: NodePhase::Pods { pods, .. },
+                ..
+            } => pods.iter().map(|p| p.key.name.to_string()).collect(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(listed, order, "{listing:?}");
+    }
+}
+
+/// The hash is the model's state fingerprint: controllers that differ in any part of their
+/// state hash apart (with overwhelming likelihood), equal ones alike.
+#[test]
+fn the_hash_tells_states_apart() {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    let hash = |c: &Controller| {
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(c)
+    };
+    let fresh = Controller::new(Config::new(Profile::latest()));
+    let mut node = fresh.clone();
+    node.node_observed(None, Some(&tainted("node1")), Time(0));
+    let mut other = fresh.clone();
+    other.node_observed(None, Some(&tainted("node2")), Time(0));
+    let mut pod_ = fresh.clone();
+    pod_.pod_observed(None, Some(&pod("a", "node1", None)), Time(0));
+    let hashes = [hash(&fresh), hash(&node), hash(&other), hash(&pod_)];
+    for (i, a) in hashes.iter().enumerate() {
+        for b in &hashes[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+    let mut again = fresh.clone();
+    again.node_observed(None, Some(&tainted("node1")), Time(0));
+    assert_eq!(hash(&again), hash(&node));
 }
 
 /// Runs the first enabled step until none is left at `now` (timers due included).

@@ -491,6 +491,92 @@ mod tests {
         assert_eq!(t.why(&key(), false), Why::Forever { node: "n1".into() });
     }
 
+    /// The accessors answer from the stored state; a removed node takes its taints' instants
+    /// with it, and a removed pod is gone.
+    #[test]
+    fn stored_objects_are_read_back_and_removed() {
+        let mut t = Truth::default();
+        let p = pod(&[]);
+        t.put_pod(p.clone(), PodStatus::default(), Time(0));
+        assert_eq!(t.pod(&key()), Some(&p));
+        assert_eq!(t.uid(&key()), Some(&Uid("u1".into())));
+        t.put_node(node(&["a"]), Time(1_000));
+        assert_eq!(t.why(&key(), false).earliest(), Some(Time(1_000)));
+        assert_eq!(t.remove_node("n1"), Some(node(&["a"])));
+        assert_eq!(t.why(&key(), false), Why::NoNode { node: "n1".into() });
+        t.put_node(node(&[]), Time(2_000));
+        assert_eq!(
+            t.why(&key(), false),
+            Why::NoTaints {
+                node: "n1".into(),
+                cleared: None
+            }
+        );
+        assert_eq!(t.remove_pod(&key()).map(|r| r.pod), Some(p));
+        assert!(t.pod(&key()).is_none() && t.uid(&key()).is_none());
+        assert_eq!(t.why(&key(), false), Why::Gone);
+    }
+
+    /// A pod's toleration clock starts when this incarnation came to this node; a terminating
+    /// or DisruptionTarget status, once seen, stays with the incarnation (not with the name).
+    #[test]
+    fn binding_and_status_belong_to_the_incarnation() {
+        let status = |version, terminating, disruption_target| PodStatus {
+            version: ResourceVersion(version),
+            terminating,
+            disruption_target,
+        };
+        let mut t = Truth::default();
+        let p = pod(&[("a", Some(100))]);
+        t.put_pod(p.clone(), PodStatus::default(), Time(1_000));
+        t.put_pod(p.clone(), status(2, true, false), Time(5_000));
+        let stored = &t.pods[&key()];
+        assert_eq!(stored.bound_since, Time(1_000));
+        assert!(stored.terminating && !stored.disruption_target);
+        t.put_pod(p.clone(), status(3, false, true), Time(6_000));
+        let stored = &t.pods[&key()];
+        assert!(stored.terminating && stored.disruption_target);
+        assert_eq!(stored.version, ResourceVersion(3));
+        let moved = Arc::new(Pod {
+            node_name: Some("n2".into()),
+            ..(*p).clone()
+        });
+        t.put_pod(moved.clone(), status(4, false, false), Time(7_000));
+        let stored = &t.pods[&key()];
+        assert_eq!(stored.bound_since, Time(7_000));
+        assert!(stored.terminating && stored.disruption_target);
+        let next = Arc::new(Pod {
+            uid: Uid("u2".into()),
+            ..(*moved).clone()
+        });
+        t.put_pod(next, status(5, false, false), Time(8_000));
+        let stored = &t.pods[&key()];
+        assert_eq!(stored.bound_since, Time(8_000));
+        assert!(!stored.terminating && !stored.disruption_target);
+    }
+
+    /// How long after the taint's arrival an instant is, when the taint started the clock.
+    #[test]
+    fn since_taint_counts_from_the_taint_only() {
+        let mut t = Truth::default();
+        t.put_pod(pod(&[("a", Some(100))]), PodStatus::default(), Time(0));
+        t.put_node(node(&["a"]), Time(10_000));
+        let why = t.why(&key(), false);
+        assert_eq!(
+            why.since_taint(Time(138_000)),
+            Some((&Name::from("a"), Duration(128_000)))
+        );
+        t.put_pod(
+            Arc::new(Pod {
+                uid: Uid("u2".into()),
+                ..(*pod(&[("a", Some(100))])).clone()
+            }),
+            PodStatus::default(),
+            Time(20_000),
+        );
+        assert_eq!(t.why(&key(), false).since_taint(Time(138_000)), None);
+    }
+
     #[test]
     fn seconds_text_is_short() {
         assert_eq!(seconds_text(Duration(300_000)), "300 s");

@@ -286,3 +286,305 @@ fn display<S: serde::Serializer, T: fmt::Display>(v: &T, s: S) -> Result<S::Ok, 
 fn names<S: serde::Serializer>(v: &[NodeName], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(v.iter().map(|n| &**n))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::truth::From as Since;
+    use super::*;
+    use crate::api::Uid;
+    use crate::core::{ApiRequest, EventRecord, RequestId};
+    use crate::trace::Start;
+
+    fn key() -> PodKey {
+        PodKey::new("default", "web-0")
+    }
+
+    fn event(message: &str) -> Seen {
+        Seen::Event {
+            pod: key(),
+            message: message.into(),
+        }
+    }
+
+    fn request(verb: Verb) -> Seen {
+        Seen::Request {
+            id: 1,
+            verb,
+            pod: key(),
+            uid: None,
+            version: None,
+        }
+    }
+
+    fn deleted() -> Seen {
+        Seen::Deleted {
+            pod: key(),
+            uid: Uid("u1".into()),
+        }
+    }
+
+    fn out_request(verb: Verb) -> Output {
+        Output::Request(ApiRequest {
+            id: RequestId(1),
+            verb,
+            pod: key(),
+            uid: None,
+            version: None,
+        })
+    }
+
+    fn out_event(kind: EventKind) -> Output {
+        Output::Event(EventRecord { pod: key(), kind })
+    }
+
+    const MARKING: &str = "Marking for deletion Pod default/web-0";
+    const CANCELLING: &str = "Cancelling deletion of Pod default/web-0";
+
+    /// Tolerates `a` for 100 s from the taint's arrival at 10 s: evictable from 110 s.
+    fn tolerates() -> Why {
+        Why::Tolerates {
+            node: "n1".into(),
+            taint: "a".into(),
+            seconds: Duration(100_000),
+            from: Since::Taint(Time(10_000)),
+            at: Time(110_000),
+        }
+    }
+
+    fn wall() -> Clock {
+        Clock::new(Some(Start("2025-11-25T08:00:00Z".parse().unwrap())))
+    }
+
+    /// A context about web-0 at `t` ms, checked against `latest` with a 10 s latency bound.
+    fn cx(why: Why, t: i64, clock: Clock) -> Context<'static> {
+        Context {
+            pod: Box::leak(Box::new(key())),
+            t: Time(t),
+            why,
+            profile: "latest",
+            bound: Duration(10_000),
+            clock,
+        }
+    }
+
+    #[test]
+    fn lines_and_outputs_are_named_in_words() {
+        assert_eq!(seen_text(&event(MARKING)), "marked for deletion");
+        assert_eq!(
+            seen_text(&event(CANCELLING)),
+            format!("given the event \"{CANCELLING}\"")
+        );
+        assert_eq!(seen_text(&request(Verb::Get)), "fetched (GET)");
+        assert_eq!(
+            seen_text(&request(Verb::GetNode("n1".into()))),
+            "read with its node n1 (GET)"
+        );
+        assert_eq!(
+            seen_text(&request(Verb::PatchDisruptionTarget)),
+            "patched (DisruptionTarget)"
+        );
+        assert_eq!(seen_text(&request(Verb::Delete)), "deleted");
+        assert_eq!(seen_text(&deleted()), "deleted");
+        assert_eq!(
+            output_text(&out_event(EventKind::MarkingForDeletion)),
+            "marked for deletion"
+        );
+        assert_eq!(
+            output_text(&out_event(EventKind::CancellingDeletion)),
+            "given the event \"Cancelling deletion\""
+        );
+        assert_eq!(output_text(&out_request(Verb::Get)), "fetched (GET)");
+        let gone = Output::Deleted {
+            pod: key(),
+            uid: Uid("u1".into()),
+        };
+        assert_eq!(output_text(&gone), "deleted");
+    }
+
+    /// ORACLE-8: a marking event, a DELETE and a deletion are evictions; a cancel, a GET and a
+    /// PATCH are not.
+    #[test]
+    fn only_a_marking_event_a_delete_or_a_deletion_evicts() {
+        assert!(evicts(&event(MARKING)));
+        assert!(!evicts(&event(CANCELLING)));
+        assert!(evicts(&request(Verb::Delete)));
+        assert!(!evicts(&request(Verb::Get)));
+        assert!(!evicts(&request(Verb::PatchDisruptionTarget)));
+        assert!(evicts(&deleted()));
+    }
+
+    #[test]
+    fn a_violation_names_its_line_or_the_end_of_the_trace() {
+        let mut v = Violation {
+            line: Some(3),
+            t: Time(1_500),
+            pod: key(),
+            nodes: vec!["n1".into(), "n2".into()],
+            message: "m".into(),
+            expected: Expected::Nothing,
+        };
+        assert_eq!(v.to_string(), "line 3: m");
+        assert_eq!(
+            serde_json::to_value(&v).unwrap(),
+            serde_json::json!({
+                "line": 3, "t": 1500, "pod": "default/web-0", "nodes": ["n1", "n2"], "message": "m"
+            })
+        );
+        v.line = None;
+        assert_eq!(v.to_string(), "end of trace (1.500s): m");
+    }
+
+    /// An eviction before the earliest legal instant names the toleration; at or after it, an
+    /// eviction is not what is wrong, and the general message lists what was legal.
+    #[test]
+    fn an_early_eviction_names_the_earliest_instant() {
+        let (message, expected) =
+            cx(tolerates(), 50_000, Clock::default()).unexplained(&request(Verb::Delete), &[]);
+        assert_eq!(
+            message,
+            "default/web-0 deleted at 50.000s, but it tolerates a for 100 s from 10.000s, when \
+             the taint was first observable"
+        );
+        assert_eq!(expected, Expected::NotDeletedBy(Time(50_000)));
+        for t in [110_000, 120_000] {
+            let (message, expected) =
+                cx(tolerates(), t, Clock::default()).unexplained(&event(MARKING), &[]);
+            assert_eq!(expected, Expected::Nothing, "{message}");
+            assert!(
+                message.contains("no legal behaviour of latest"),
+                "{message}"
+            );
+        }
+    }
+
+    /// Evicted from a node without NoExecute taints: since when, and from when a legal run had
+    /// to observe it (the latency bound).
+    #[test]
+    fn an_eviction_without_taints_says_since_when() {
+        let none = |cleared| Why::NoTaints {
+            node: "n1".into(),
+            cleared,
+        };
+        let shown = |cleared, t| {
+            cx(none(cleared), t, Clock::default()).unexplained(&request(Verb::Delete), &[])
+        };
+        let (message, expected) = shown(Some(Time(5_000)), 20_000);
+        assert_eq!(
+            message,
+            "default/web-0 deleted at 20.000s, but node n1 has no NoExecute taint since 5.000s, \
+             observable by 15.000s within the latency bound"
+        );
+        assert_eq!(expected, Expected::NotDeletedBy(Time(20_000)));
+        for t in [15_000, 10_000] {
+            assert_eq!(
+                shown(Some(Time(5_000)), t).0,
+                format!(
+                    "default/web-0 deleted at {}, but node n1 has no NoExecute taint since 5.000s",
+                    Time(t)
+                )
+            );
+        }
+        assert_eq!(
+            shown(None, 20_000).0,
+            "default/web-0 deleted at 20.000s, but node n1 has no NoExecute taint"
+        );
+        let (message, expected) =
+            cx(Why::Unbound, 1_000, Clock::default()).unexplained(&deleted(), &[]);
+        assert_eq!(
+            message,
+            "default/web-0 deleted at 1.000s, but it is not bound to a node"
+        );
+        assert_eq!(expected, Expected::NotDeletedBy(Time(1_000)));
+    }
+
+    /// A line that is not an eviction: what the legal behaviours could have shown instead.
+    #[test]
+    fn an_unexplained_output_lists_the_legal_alternatives() {
+        let c = cx(Why::Forever { node: "n1".into() }, 1_000, Clock::default());
+        let (message, expected) = c.unexplained(&request(Verb::Get), &[]);
+        assert_eq!(
+            message,
+            "default/web-0 fetched (GET) at 1.000s: no legal behaviour of latest (latency bound \
+             10 s) does that then (it tolerates every NoExecute taint of node n1 forever); what \
+             it could do for default/web-0 at that point: none"
+        );
+        assert_eq!(expected, Expected::Nothing);
+        let alternatives = [
+            out_request(Verb::Get),
+            out_event(EventKind::MarkingForDeletion),
+        ];
+        let (message, _) = c.unexplained(&request(Verb::PatchDisruptionTarget), &alternatives);
+        assert!(
+            message.ends_with("at that point: fetched (GET), marked for deletion"),
+            "{message}"
+        );
+    }
+
+    /// On a wall clock a message says how long after the taint appeared (`138 s − 10 s`); on a
+    /// scenario clock, or when the binding started the clock, it does not.
+    #[test]
+    fn wall_clock_messages_count_from_the_taint() {
+        let (message, _) = cx(tolerates(), 138_000, wall()).unexplained(&request(Verb::Get), &[]);
+        assert!(
+            message.starts_with(
+                "default/web-0 fetched (GET) at 2025-11-25T08:02:18Z, 128 s after a appeared: "
+            ),
+            "{message}"
+        );
+        let (message, _) =
+            cx(tolerates(), 138_000, Clock::default()).unexplained(&request(Verb::Get), &[]);
+        assert!(!message.contains("appeared"), "{message}");
+        let bound = Why::Tolerates {
+            node: "n1".into(),
+            taint: "a".into(),
+            seconds: Duration(100_000),
+            from: Since::Bound(Time(10_000)),
+            at: Time(110_000),
+        };
+        let (message, _) = cx(bound, 138_000, wall()).unexplained(&request(Verb::Get), &[]);
+        assert!(!message.contains("appeared"), "{message}");
+    }
+
+    /// A missed deadline: a deletion was due between the earliest legal instant (or the
+    /// deadline itself, if earlier) and the deadline; other outputs state nothing.
+    #[test]
+    fn an_overdue_deletion_gives_its_window() {
+        let c = cx(tolerates(), 150_000, Clock::default());
+        let (message, expected) = c.overdue(&out_request(Verb::Delete), Time(120_000));
+        assert_eq!(
+            message,
+            "default/web-0 should have been deleted by 120.000s (it tolerates a for 100 s from \
+             10.000s, when the taint was first observable; latency bound 10 s), but the trace \
+             shows nothing of it before 150.000s"
+        );
+        assert_eq!(
+            expected,
+            Expected::DeletedWithin(Time(110_000), Time(120_000))
+        );
+        for deletion in [
+            out_event(EventKind::MarkingForDeletion),
+            Output::Deleted {
+                pod: key(),
+                uid: Uid("u1".into()),
+            },
+        ] {
+            assert_eq!(
+                c.overdue(&deletion, Time(120_000)).1,
+                Expected::DeletedWithin(Time(110_000), Time(120_000))
+            );
+        }
+        assert_eq!(
+            c.overdue(&out_request(Verb::Delete), Time(100_000)).1,
+            Expected::DeletedWithin(Time(100_000), Time(100_000))
+        );
+        for other in [
+            out_request(Verb::Get),
+            out_event(EventKind::CancellingDeletion),
+        ] {
+            assert_eq!(c.overdue(&other, Time(120_000)).1, Expected::Nothing);
+        }
+        let (message, _) =
+            cx(tolerates(), 150_000, wall()).overdue(&out_request(Verb::Delete), Time(120_000));
+        assert!(message.contains(", 110 s after a appeared ("), "{message}");
+    }
+}

@@ -286,9 +286,15 @@ pub struct ExpectEvent {
     pub line: usize,
 }
 
-/// The UID a scenario pod gets when it names none: `NAME-1`; `recreatePod` names the next.
-pub fn first_uid(name: &str) -> String {
-    format!("{name}-1")
+/// The UID a scenario pod gets when it names none: `NAME-1` in the `default` namespace,
+/// `NAMESPACE/NAME-1` in any other (neither part may hold a `/`, so two pods never share one);
+/// `recreatePod` names the next incarnation's UID itself.
+pub fn first_uid(key: &PodKey) -> String {
+    if &*key.namespace == "default" {
+        format!("{}-1", key.name)
+    } else {
+        format!("{}/{}-1", key.namespace, key.name)
+    }
 }
 
 impl Scenario {

@@ -248,7 +248,7 @@ impl Reader {
             Object::Pod(k) => {
                 let mut pod = convert::pod_from_k8s(k);
                 if pod.uid.0.is_empty() {
-                    pod.uid = Uid(first_uid(&pod.key.name).as_str().into());
+                    pod.uid = Uid(first_uid(&pod.key).as_str().into());
                 }
                 let daemon_set = k
                     .metadata
@@ -335,10 +335,11 @@ impl Reader {
             .get("namespace")
             .and_then(|c| self.string(&c))
             .unwrap_or_else(|| "default".into());
+        let key = PodKey::new(&namespace, &name);
         let uid = f
             .get("uid")
             .and_then(|c| self.string(&c))
-            .unwrap_or_else(|| first_uid(&name));
+            .unwrap_or_else(|| first_uid(&key));
         let node = f.get("node").and_then(|c| self.string(&c));
         let tolerations = f
             .get("tolerations")
@@ -350,7 +351,7 @@ impl Reader {
             .unwrap_or(false);
         Some(PodSpec {
             pod: Pod {
-                key: PodKey::new(&namespace, &name),
+                key,
                 uid: Uid(uid.as_str().into()),
                 node_name: node.map(|n| n.as_str().into()),
                 tolerations,

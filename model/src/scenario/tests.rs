@@ -90,3 +90,22 @@ fn errors_name_file_line_and_field() {
     let err = parse_scenario("s.yaml", "name: [").unwrap_err().to_string();
     assert!(err.starts_with("s.yaml:2: invalid YAML: "), "{err}");
 }
+
+/// SCN-4: a pod without `uid` gets one that includes its namespace outside `default`, so pods of
+/// one name in two namespaces are two pods; a true duplicate is still an error at both lines.
+#[test]
+fn generated_uids_tell_namespaces_apart() {
+    let text = "name: ns\nnodes: [{name: n1}]\npods:\n  - {name: web, node: n1}\n  - {name: web, namespace: team, node: n1}\n  - manifest: {apiVersion: v1, kind: Pod, metadata: {name: web, namespace: other}, spec: {nodeName: n1, containers: [{name: c, image: i}]}}\n";
+    let s = parse_scenario("s.yaml", text).unwrap();
+    let uids: Vec<&str> = s.pods.iter().map(|p| &*p.pod.uid.0).collect();
+    assert_eq!(uids, ["web-1", "team/web-1", "other/web-1"]);
+    let clash = text.replace(
+        "{name: web, namespace: team, node: n1}",
+        "{name: web, node: n1}",
+    );
+    let err = parse_scenario("s.yaml", &clash).unwrap_err().to_string();
+    assert!(
+        err.contains("s.yaml:5: pods[1].name: Duplicate value: \"default/web\": also at line 4"),
+        "{err}"
+    );
+}

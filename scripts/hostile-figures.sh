@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The hostile inputs of specs/limits.md, measured: for each case the exit code, the wall time and
+# the peak memory (GNU time), under an 8 GiB address-space cap and a 120 s time limit, as the
+# limits were first measured. Usage: scripts/hostile-figures.sh [TAINTCHECK-BINARY]
+# (default target/release/taintcheck). Figures are only meaningful on an idle machine.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=$(realpath "${1:-target/release/taintcheck}")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# case NAME EXPECTED-EXIT COMMAND...: one line per case.
+case_() {
+    local name=$1 expected=$2
+    shift 2
+    local rc secs kb
+    /usr/bin/time -o time.txt -f '%x %e %M' prlimit --as=8589934592 timeout 120 "$@" \
+        >/dev/null 2>err.txt
+    read -r rc secs kb < <(tail -1 time.txt)
+    printf '%-46s exit %3s (expected %s)  %7s s  %8s MiB  %s\n' "$name" "$rc" "$expected" \
+        "$secs" "$((kb / 1024))" "$(head -c 100 err.txt | head -1)"
+}
+
+py() { python3 -c "$1"; }
+
+py "print('- '*20000+'1')" >deep.yaml
+py "print(''.join(' '*i+'k:\n' for i in range(6000)))" >deep-map.yaml
+case_ "1. 20,000-deep block list: validate" 2 "$bin" validate deep.yaml
+case_ "1. 6,000-deep block mapping: validate" 2 "$bin" validate deep-map.yaml
+cat >workers.yaml <<'EOF'
+name: w
+runtime: {workers: 1000000}
+nodes: [{name: n1}]
+EOF
+case_ "2. runtime.workers 1,000,000: run" 2 "$bin" run workers.yaml
+case_ "3. check --threads 100000" 2 "$bin" check --threads 100000
+case_ "5. run > /dev/full" 2 sh -c "'$bin' run '$OLDPWD/specs/scenarios/docs-default-300s.yaml' >/dev/full"
+py "
+import json
+e={'type':'ADDED','object':{'apiVersion':'v1','kind':'Event','count':2000000000,
+ 'firstTimestamp':'2025-11-25T08:00:00Z','lastTimestamp':'2025-11-25T08:05:00Z',
+ 'involvedObject':{'apiVersion':'v1','kind':'Pod','name':'p','namespace':'default'},
+ 'message':'Marking for deletion Pod default/p','reason':'TaintManagerEviction',
+ 'metadata':{'name':'p.1','namespace':'default','resourceVersion':'5'},'type':'Normal'}}
+print(json.dumps(e))" >count.json
+case_ "6. Event count 2,000,000,000: import" 0 "$bin" import count.json
+case_ "7. conform /dev/zero" 2 "$bin" conform /dev/zero
+case_ "7. validate /dev/zero" 2 "$bin" validate /dev/zero
+for n in 4000 37000; do
+    py "
+item='  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n    spec:\n      containers: [{name: c, image: i}]\n'
+print('apiVersion: v1\nkind: List\nitems:\n' + item*$n)" >list$n.yaml
+    case_ "8. kind: List of $n pods: validate" 0 "$bin" validate list$n.yaml
+done
+for n in 10000 100000; do
+    py "
+print('apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec:\n  taints:')
+for i in range($n): print(f'  - {{key: k{i}, effect: NoExecute}}')" >taints$n.yaml
+    case_ "9. node with $n taints: validate" "$([ $n -gt 10000 ] && echo 2 || echo 0)" "$bin" validate taints$n.yaml
+done
+for n in 2500 5000; do
+    py "
+print('name: ops\nnodes: [{name: n1}]\npods:\n  - {name: p, node: n1, tolerations: [{operator: Exists, effect: NoExecute}]}\nops:')
+for i in range($n): print(f'  - {{at: {i*10}ms, taint: n1 k{i}=v:NoExecute}}')" >taint-ops$n.yaml
+    case_ "11. $n taint operations on one node: run" 0 "$bin" run taint-ops$n.yaml
+done
+for n in 5000 10000; do
+    py "
+print('name: r\nnodes: [{name: n1, taints: [\"k=v:NoExecute\"]}]\npods:\n  - {name: p, node: n1, tolerations: [{key: k, operator: Exists, effect: NoExecute, tolerationSeconds: 100000}]}\nops:')
+for i in range($n): print(f'  - {{at: {i*10}ms, restartController: {{}}}}')" >restarts$n.yaml
+    case_ "11. $n controller restarts: expect" 0 "$bin" expect restarts$n.yaml
+done
+case_ "12. check --budget 17" 2 "$bin" check --budget 17
+cp "$OLDPWD/specs/scenarios/docs-default-300s.yaml" s.yaml
+case_ "13. run s.yaml --trace s.yaml" 2 "$bin" run s.yaml --trace s.yaml
+cmp -s s.yaml "$OLDPWD/specs/scenarios/docs-default-300s.yaml" && echo "13. s.yaml unchanged"
