@@ -196,7 +196,7 @@ impl TaintSys {
             }
             Action::ApiRespond(id) => {
                 let req = next.ctrl.pending_requests().find(|r| r.id == *id)?.clone();
-                let result = answer::answer(&mut next, &req, self.ops(), out);
+                let result = answer::answer(&mut next, &req, &self.environment(), out);
                 let (ctrl, view, now) = controller(&mut next);
                 ctrl.api_responded(req.id, result, &view, now, &mut out.effects);
             }
