@@ -7,7 +7,7 @@
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::properties::PROPERTIES;
 use taintcheck_model::check::run::{run, Report, RunOptions, Status};
-use taintcheck_model::check::TaintSys;
+use taintcheck_model::check::{SysState, TaintSys};
 use taintcheck_model::profile::Profile;
 
 const TABLE: &[(&str, &str, &str)] = &[
@@ -361,4 +361,83 @@ fn symmetry_keeps_every_verdict() {
             );
         }
     }
+}
+
+/// Every state of `profile` on `config` (plain BFS over the model), with the model.
+fn all_states(profile: &str, config: &str) -> (TaintSys, Vec<SysState>) {
+    use stateright::Model;
+    use std::collections::{HashSet, VecDeque};
+    let model = TaintSys::new(
+        Profile::by_name(profile).expect("known profile"),
+        CheckConfig::builtin(config).expect("built-in config"),
+    );
+    let mut seen: HashSet<SysState> = model.init_states().into_iter().collect();
+    let mut queue: VecDeque<SysState> = seen.iter().cloned().collect();
+    let mut out = Vec::new();
+    while let Some(s) = queue.pop_front() {
+        let mut actions = Vec::new();
+        model.actions(&s, &mut actions);
+        for a in actions {
+            if let Some(next) = model.next_state(&s, a) {
+                if seen.insert(next.clone()) {
+                    queue.push_back(next);
+                }
+            }
+        }
+        out.push(s);
+    }
+    (model, out)
+}
+
+/// API-2 and N13: the controller's DELETE leaves the pod Terminating; a later change of the
+/// node's NoExecute taints makes every profile start a second work for it (a second "Marking
+/// for deletion") whose DELETE reaches the Terminating pod. `fixed` does not skip Terminating
+/// pods either. Without a termination grace no pod is ever Terminating.
+#[test]
+fn a_terminating_pod_is_deleted_again_after_a_taint_change() {
+    use taintcheck_model::core::Verb;
+    let second_delete = |s: &SysState| {
+        s.ctrl.pending_requests().any(|r| {
+            r.verb == Verb::Delete && s.api.pods.get(&r.pod).is_some_and(|p| p.deletion.is_some())
+        })
+    };
+    for profile in ["v1.18", "latest", "fixed"] {
+        let (_, states) = all_states(profile, "terminating-retaint");
+        assert!(states.iter().any(second_delete), "{profile}");
+    }
+    let (_, states) = all_states("latest", "timer-vs-cancel");
+    assert!(!states
+        .iter()
+        .any(|s| s.api.pods.values().any(|p| p.deletion.is_some())));
+}
+
+/// ENV-11, ENV-12: the kubelet of an unreachable node never confirms; a force delete still
+/// removes the Terminating pod.
+#[test]
+fn an_unreachable_kubelet_never_confirms() {
+    use stateright::Model;
+    use taintcheck_model::api_server::UNREACHABLE;
+    use taintcheck_model::check::{Action, EnvOp};
+    let (model, states) = all_states("latest", "terminating-retaint");
+    let mut stuck = 0;
+    for s in &states {
+        let unreachable = s
+            .api
+            .nodes
+            .values()
+            .any(|n| n.node.taints.iter().any(|t| &*t.key == UNREACHABLE));
+        if !unreachable || s.api.pods.values().all(|p| p.deletion.is_none()) {
+            continue;
+        }
+        let mut actions = Vec::new();
+        model.actions(s, &mut actions);
+        let env = |f: fn(&EnvOp) -> bool| {
+            actions
+                .iter()
+                .any(|a| matches!(a, Action::Env(op) if f(op)))
+        };
+        assert!(!env(|op| matches!(op, EnvOp::KubeletConfirms { .. })));
+        stuck += usize::from(env(|op| matches!(op, EnvOp::ForceDelete { .. })));
+    }
+    assert!(stuck > 0, "a Terminating pod on an unreachable node, force delete enabled");
 }
