@@ -28,6 +28,8 @@ const TABLE: &[(&str, &str, &str)] = &[
         "toleration-flip-while-deleting",
         "VHVVHHHHHHHEEENN",
     ),
+    ("v1.18", "terminating-retaint", "HHHHHHVHHHVENENN"),
+    ("v1.18", "relist-successor", "VVVVVVVHHHVNEENN"),
     ("latest", "default", "VVVVHHVHHHVEEENN"),
     ("latest", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
     ("latest", "same-name-successor", "VVVVVVVHHHVNEENN"),
@@ -45,6 +47,8 @@ const TABLE: &[(&str, &str, &str)] = &[
         "toleration-flip-while-deleting",
         "VHVVHHVHHHHEEENN",
     ),
+    ("latest", "terminating-retaint", "HHHHHHHHHHHENNNN"),
+    ("latest", "relist-successor", "VVVVVVVHHHVNEENN"),
     ("fixed", "default", "HHHHHHHHHHHEEENN"),
     ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
     ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
@@ -62,6 +66,8 @@ const TABLE: &[(&str, &str, &str)] = &[
         "toleration-flip-while-deleting",
         "HHHHHHHHHHHEEENN",
     ),
+    ("fixed", "terminating-retaint", "HHHHHHHHHHHENENN"),
+    ("fixed", "relist-successor", "HHHHHHHHHHHNEENN"),
 ];
 
 fn check(profile: &str, config: &str) -> Report {
@@ -139,6 +145,8 @@ rows! {
     v1_18_successor_stale_listing: "v1.18", "successor-stale-listing";
     v1_18_successor_while_deleting: "v1.18", "successor-while-deleting";
     v1_18_toleration_flip_while_deleting: "v1.18", "toleration-flip-while-deleting";
+    v1_18_terminating_retaint: "v1.18", "terminating-retaint";
+    v1_18_relist_successor: "v1.18", "relist-successor";
     latest_default: "latest", "default";
     latest_timer_vs_cancel: "latest", "timer-vs-cancel";
     latest_same_name_successor: "latest", "same-name-successor";
@@ -152,6 +160,8 @@ rows! {
     latest_successor_stale_listing: "latest", "successor-stale-listing";
     latest_successor_while_deleting: "latest", "successor-while-deleting";
     latest_toleration_flip_while_deleting: "latest", "toleration-flip-while-deleting";
+    latest_terminating_retaint: "latest", "terminating-retaint";
+    latest_relist_successor: "latest", "relist-successor";
     fixed_default: "fixed", "default";
     fixed_timer_vs_cancel: "fixed", "timer-vs-cancel";
     fixed_same_name_successor: "fixed", "same-name-successor";
@@ -165,11 +175,13 @@ rows! {
     fixed_successor_stale_listing: "fixed", "successor-stale-listing";
     fixed_successor_while_deleting: "fixed", "successor-while-deleting";
     fixed_toleration_flip_while_deleting: "fixed", "toleration-flip-while-deleting";
+    fixed_terminating_retaint: "fixed", "terminating-retaint";
+    fixed_relist_successor: "fixed", "relist-successor";
 }
 
 #[test]
 fn every_table_row_has_a_test_and_a_full_width() {
-    assert_eq!(TABLE.len(), 39);
+    assert_eq!(TABLE.len(), 45);
     for (p, c, cells) in TABLE {
         assert_eq!(cells.len(), PROPERTIES.len(), "{p}/{c}");
     }
@@ -439,5 +451,8 @@ fn an_unreachable_kubelet_never_confirms() {
         assert!(!env(|op| matches!(op, EnvOp::KubeletConfirms { .. })));
         stuck += usize::from(env(|op| matches!(op, EnvOp::ForceDelete { .. })));
     }
-    assert!(stuck > 0, "a Terminating pod on an unreachable node, force delete enabled");
+    assert!(
+        stuck > 0,
+        "a Terminating pod on an unreachable node, force delete enabled"
+    );
 }

@@ -498,10 +498,10 @@ impl ApiServer {
         s.rv += 1;
         let rv = s.rv;
         stored_version(s, &change.object().key, rv);
-        let stored = s.pods.get(&change.object().key);
-        let disruption_target = stored.is_some_and(|p| p.disruption_target);
-        // A Terminating pod stays Terminating through later writes (its status patch).
-        let terminating = stored.is_some_and(|p| p.deletion.is_some());
+        let disruption_target = s
+            .pods
+            .get(&change.object().key)
+            .is_some_and(|p| p.disruption_target);
         self.recorder.record(match &change {
             Watch::Added(pod) => TraceEvent::PodAdded {
                 rv,
@@ -510,7 +510,9 @@ impl ApiServer {
             Watch::Modified(pod) => TraceEvent::PodModified {
                 rv,
                 pod: pod.clone(),
-                terminating,
+                // TRACE: the flag marks the change that set `deletionTimestamp`, not later
+                // writes to a Terminating pod (readers keep it with the incarnation).
+                terminating: false,
                 disruption_target,
             },
             Watch::Deleted(pod) => TraceEvent::PodDeleted {

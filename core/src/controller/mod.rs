@@ -187,8 +187,11 @@ impl Controller {
             }
         }
         let uid_keyed = self.config.profile.work_key == WorkKeyPolicy::Uid;
-        let item = intake::pod_updated(old, new)
-            .or_else(|| uid_keyed.then(|| intake::incarnation_replaced(old, new)).flatten())?;
+        let item = intake::pod_updated(old, new).or_else(|| {
+            uid_keyed
+                .then(|| intake::incarnation_replaced(old, new))
+                .flatten()
+        })?;
         self.pod_queue.add(item.clone());
         Some(item)
     }
