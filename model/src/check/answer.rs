@@ -5,8 +5,8 @@
 use super::environment::Environment;
 use super::judge;
 use super::outcome::Outcome;
-use super::state::{Delta, SysState};
-use crate::api::{Deletion, ResourceVersion};
+use super::state::{ApiPod, Delta, SysState};
+use crate::api::{Deletion, PodKey, ResourceVersion};
 use crate::api_server::{self, StoredPod, Write};
 use crate::core::{ApiRequest, ApiResult};
 
@@ -58,13 +58,7 @@ pub(super) fn answer(
         // A status-only change: the pod informer's event for it is dropped by the update
         // filter (CORE-A1), so the model delivers none (MODEL-A4).
         Write::MarkDisruptionTarget => {
-            let p = s
-                .api
-                .make_mut()
-                .pods
-                .get_mut(&req.pod)
-                .expect("answered from it")
-                .make_mut();
+            let p = written(s, &req.pod);
             p.disruption_target = true;
             p.bump();
             out.notes
@@ -86,13 +80,7 @@ pub(super) fn answer(
         // update queues no watch event (`PodUpdated` ignores `deletionTimestamp`).
         Write::StartGracefulDeletion { grace } => {
             let now = s.now;
-            let p = s
-                .api
-                .make_mut()
-                .pods
-                .get_mut(&req.pod)
-                .expect("answered from it")
-                .make_mut();
+            let p = written(s, &req.pod);
             p.deletion = Some(Deletion::starting(now, grace));
             p.bump();
             let p = p.clone();
@@ -102,4 +90,14 @@ pub(super) fn answer(
         }
     }
     result
+}
+
+/// The API's pod `key`, to write: the request was answered from it.
+fn written<'a>(s: &'a mut SysState, key: &PodKey) -> &'a mut ApiPod {
+    s.api
+        .make_mut()
+        .pods
+        .get_mut(key)
+        .expect("answered from it")
+        .make_mut()
 }
