@@ -383,15 +383,23 @@ fn all_states(profile: &str, config: &str) -> (TaintSys, Vec<SysState>) {
         Profile::by_name(profile).expect("known profile"),
         CheckConfig::builtin(config).expect("built-in config"),
     );
-    let mut seen: HashSet<SysState> = model.init_states().into_iter().collect();
-    let mut queue: VecDeque<SysState> = seen.iter().cloned().collect();
+    // 64-bit fingerprints, as stateright keeps them (a state's shared parts cache their
+    // hashes, so the states themselves are not set keys).
+    use std::hash::{BuildHasher, RandomState};
+    let hasher = RandomState::new();
+    let fingerprint = |s: &SysState| hasher.hash_one(s);
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut queue: VecDeque<SysState> = model.init_states().into();
+    for s in &queue {
+        seen.insert(fingerprint(s));
+    }
     let mut out = Vec::new();
     while let Some(s) = queue.pop_front() {
         let mut actions = Vec::new();
         model.actions(&s, &mut actions);
         for a in actions {
             if let Some(next) = model.next_state(&s, a) {
-                if seen.insert(next.clone()) {
+                if seen.insert(fingerprint(&next)) {
                     queue.push_back(next);
                 }
             }
