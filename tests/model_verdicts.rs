@@ -7,7 +7,7 @@
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::properties::PROPERTIES;
 use taintcheck_model::check::run::{run, Report, RunOptions, Status};
-use taintcheck_model::check::TaintSys;
+use taintcheck_model::check::{SysState, TaintSys};
 use taintcheck_model::profile::Profile;
 
 const TABLE: &[(&str, &str, &str)] = &[
@@ -28,6 +28,8 @@ const TABLE: &[(&str, &str, &str)] = &[
         "toleration-flip-while-deleting",
         "VHVVHHHHHHHEEENN",
     ),
+    ("v1.18", "terminating-retaint", "HHHHHHVHHHVENENN"),
+    ("v1.18", "relist-successor", "VVVVVVVHHHVNEENN"),
     ("latest", "default", "VVVVHHVHHHVEEENN"),
     ("latest", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
     ("latest", "same-name-successor", "VVVVVVVHHHVNEENN"),
@@ -45,6 +47,8 @@ const TABLE: &[(&str, &str, &str)] = &[
         "toleration-flip-while-deleting",
         "VHVVHHVHHHHEEENN",
     ),
+    ("latest", "terminating-retaint", "HHHHHHHHHHHENNNN"),
+    ("latest", "relist-successor", "VVVVVVVHHHVNEENN"),
     ("fixed", "default", "HHHHHHHHHHHEEENN"),
     ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
     ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
@@ -62,6 +66,8 @@ const TABLE: &[(&str, &str, &str)] = &[
         "toleration-flip-while-deleting",
         "HHHHHHHHHHHEEENN",
     ),
+    ("fixed", "terminating-retaint", "HHHHHHHHHHHENENN"),
+    ("fixed", "relist-successor", "HHHHHHHHHHHNEENN"),
 ];
 
 fn check(profile: &str, config: &str) -> Report {
@@ -139,6 +145,8 @@ rows! {
     v1_18_successor_stale_listing: "v1.18", "successor-stale-listing";
     v1_18_successor_while_deleting: "v1.18", "successor-while-deleting";
     v1_18_toleration_flip_while_deleting: "v1.18", "toleration-flip-while-deleting";
+    v1_18_terminating_retaint: "v1.18", "terminating-retaint";
+    v1_18_relist_successor: "v1.18", "relist-successor";
     latest_default: "latest", "default";
     latest_timer_vs_cancel: "latest", "timer-vs-cancel";
     latest_same_name_successor: "latest", "same-name-successor";
@@ -152,6 +160,8 @@ rows! {
     latest_successor_stale_listing: "latest", "successor-stale-listing";
     latest_successor_while_deleting: "latest", "successor-while-deleting";
     latest_toleration_flip_while_deleting: "latest", "toleration-flip-while-deleting";
+    latest_terminating_retaint: "latest", "terminating-retaint";
+    latest_relist_successor: "latest", "relist-successor";
     fixed_default: "fixed", "default";
     fixed_timer_vs_cancel: "fixed", "timer-vs-cancel";
     fixed_same_name_successor: "fixed", "same-name-successor";
@@ -165,11 +175,13 @@ rows! {
     fixed_successor_stale_listing: "fixed", "successor-stale-listing";
     fixed_successor_while_deleting: "fixed", "successor-while-deleting";
     fixed_toleration_flip_while_deleting: "fixed", "toleration-flip-while-deleting";
+    fixed_terminating_retaint: "fixed", "terminating-retaint";
+    fixed_relist_successor: "fixed", "relist-successor";
 }
 
 #[test]
 fn every_table_row_has_a_test_and_a_full_width() {
-    assert_eq!(TABLE.len(), 39);
+    assert_eq!(TABLE.len(), 45);
     for (p, c, cells) in TABLE {
         assert_eq!(cells.len(), PROPERTIES.len(), "{p}/{c}");
     }
@@ -361,4 +373,94 @@ fn symmetry_keeps_every_verdict() {
             );
         }
     }
+}
+
+/// Every state of `profile` on `config` (plain BFS over the model), with the model.
+fn all_states(profile: &str, config: &str) -> (TaintSys, Vec<SysState>) {
+    use stateright::Model;
+    use std::collections::{HashSet, VecDeque};
+    let model = TaintSys::new(
+        Profile::by_name(profile).expect("known profile"),
+        CheckConfig::builtin(config).expect("built-in config"),
+    );
+    // 64-bit fingerprints, as stateright keeps them (a state's shared parts cache their
+    // hashes, so the states themselves are not set keys).
+    use std::hash::{BuildHasher, RandomState};
+    let hasher = RandomState::new();
+    let fingerprint = |s: &SysState| hasher.hash_one(s);
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut queue: VecDeque<SysState> = model.init_states().into();
+    for s in &queue {
+        seen.insert(fingerprint(s));
+    }
+    let mut out = Vec::new();
+    while let Some(s) = queue.pop_front() {
+        let mut actions = Vec::new();
+        model.actions(&s, &mut actions);
+        for a in actions {
+            if let Some(next) = model.next_state(&s, a) {
+                if seen.insert(fingerprint(&next)) {
+                    queue.push_back(next);
+                }
+            }
+        }
+        out.push(s);
+    }
+    (model, out)
+}
+
+/// API-2 and N13: the controller's DELETE leaves the pod Terminating; a later change of the
+/// node's NoExecute taints makes every profile start a second work for it (a second "Marking
+/// for deletion") whose DELETE reaches the Terminating pod. `fixed` does not skip Terminating
+/// pods either. Without a termination grace no pod is ever Terminating.
+#[test]
+fn a_terminating_pod_is_deleted_again_after_a_taint_change() {
+    use taintcheck_model::core::Verb;
+    let second_delete = |s: &SysState| {
+        s.ctrl.pending_requests().any(|r| {
+            r.verb == Verb::Delete && s.api.pods.get(&r.pod).is_some_and(|p| p.deletion.is_some())
+        })
+    };
+    for profile in ["v1.18", "latest", "fixed"] {
+        let (_, states) = all_states(profile, "terminating-retaint");
+        assert!(states.iter().any(second_delete), "{profile}");
+    }
+    let (_, states) = all_states("latest", "timer-vs-cancel");
+    assert!(!states
+        .iter()
+        .any(|s| s.api.pods.values().any(|p| p.deletion.is_some())));
+}
+
+/// ENV-11, ENV-12: the kubelet of an unreachable node never confirms; a force delete still
+/// removes the Terminating pod.
+#[test]
+fn an_unreachable_kubelet_never_confirms() {
+    use stateright::Model;
+    use taintcheck_model::api_server::UNREACHABLE;
+    use taintcheck_model::check::{Action, EnvOp};
+    let (model, states) = all_states("latest", "terminating-retaint");
+    let mut stuck = 0;
+    for s in &states {
+        let unreachable = s
+            .api
+            .nodes
+            .values()
+            .any(|n| n.node.taints.iter().any(|t| &*t.key == UNREACHABLE));
+        if !unreachable || s.api.pods.values().all(|p| p.deletion.is_none()) {
+            continue;
+        }
+        let mut actions = Vec::new();
+        model.actions(s, &mut actions);
+        let env = |f: fn(&EnvOp) -> bool| {
+            actions
+                .iter()
+                .any(|a| matches!(a, Action::Env(op) if f(op)))
+        };
+        assert!(!env(|op| matches!(op, EnvOp::KubeletConfirms { .. })));
+        stuck += usize::from(env(|op| matches!(op, EnvOp::ForceDelete { .. })));
+    }
+    assert!(
+        stuck > 0,
+        "a Terminating pod on an unreachable node, force delete enabled"
+    );
 }

@@ -6,7 +6,7 @@
 //! k8s-openapi. Unknown operator or effect strings are kept (`Other`) because upstream's matcher
 //! is more permissive than validation, and `explain --no-validate` must evaluate such objects.
 
-use crate::time::Time;
+use crate::time::{Duration, Time};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::fmt;
@@ -436,6 +436,31 @@ impl fmt::Display for Taint {
             (false, _) => write!(f, "{}={}:{}", self.key, self.value, effect),
             (true, false) => write!(f, "{}:{}", self.key, effect),
             (true, true) => f.write_str(&self.key),
+        }
+    }
+}
+
+/// A graceful deletion in progress: the pod is Terminating. `metadata.deletionTimestamp` and
+/// `metadata.deletionGracePeriodSeconds`, which the API server sets when a DELETE without a
+/// grace override reaches a bound pod (k8s.io/apiserver v1.34 `rest.BeforeDelete`, with the
+/// pod strategy's `CheckGracefulDelete` taking `spec.terminationGracePeriodSeconds`). The
+/// object stays in the API and every cache until the kubelet confirms, a force delete, or
+/// PodGC removes it. The controller never reads it: `PodUpdated` drops the update that sets it
+/// (semantics §2.2). Spec: API-2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Deletion {
+    /// `deletionTimestamp`: when the grace period ends (the DELETE's instant plus the grace).
+    pub timestamp: Time,
+    /// `deletionGracePeriodSeconds` (in ms, so that scenarios may give fractions).
+    pub grace: Duration,
+}
+
+impl Deletion {
+    /// The deletion a DELETE at `now` starts for a pod whose grace period is `grace`.
+    pub fn starting(now: Time, grace: Duration) -> Deletion {
+        Deletion {
+            timestamp: now.plus(grace),
+            grace,
         }
     }
 }

@@ -2,9 +2,10 @@
 //! UID and resourceVersion preconditions, the `DisruptionTarget` status patch and deletion.
 //! Every API server in the repository (the model's, the sequential driver's, the oracle's and the
 //! runtime's) answers through [`answer`], so they cannot disagree; each applies the returned
-//! [`Write`] to its own store. Spec: API-1 (specs/spec.md).
+//! [`Write`] to its own store. Spec: API-1, API-2 (specs/spec.md).
 
-use crate::api::{Node, Pod, ResourceVersion};
+use crate::api::{Deletion, Node, Pod, ResourceVersion};
+use crate::time::Duration;
 use crate::{ApiRequest, ApiResult, ClusterView, FetchedPod, Verb};
 use std::sync::Arc;
 
@@ -17,6 +18,11 @@ pub struct StoredPod<'a> {
     pub version: ResourceVersion,
     /// Its status has the taint manager's `DisruptionTarget=True` condition.
     pub disruption_target: bool,
+    /// Its graceful deletion, once one has started (the pod is Terminating).
+    pub deletion: Option<Deletion>,
+    /// The grace period a DELETE without override gives it (`spec.terminationGracePeriodSeconds`)
+    /// on a server that deletes gracefully; `None`: the server removes it at once.
+    pub termination_grace: Option<Duration>,
 }
 
 /// What the server must do to its store after answering.
@@ -26,8 +32,14 @@ pub enum Write {
     Nothing,
     /// Add the `DisruptionTarget` condition and move the pod to the answered resourceVersion.
     MarkDisruptionTarget,
-    /// Delete the pod.
+    /// Remove the pod from the store.
     Delete,
+    /// Start the pod's graceful deletion: set its `deletionTimestamp` this many seconds from now
+    /// and move it to the answered resourceVersion; it stays in the store (API-2).
+    StartGracefulDeletion {
+        /// `deletionGracePeriodSeconds`.
+        grace: Duration,
+    },
 }
 
 /// Answers `request`. `pod` is the object the server holds under the request's pod name, `node`
@@ -59,7 +71,7 @@ pub fn answer(
             ApiResult::Patched(next_version),
             Write::MarkDisruptionTarget,
         ),
-        Verb::Delete => (ApiResult::Deleted, Write::Delete),
+        Verb::Delete => (ApiResult::Deleted, delete(&stored)),
         Verb::Get | Verb::GetNode(_) => (
             ApiResult::Pod(Arc::new(FetchedPod {
                 pod: stored.pod.clone(),
@@ -71,6 +83,32 @@ pub fn answer(
     }
 }
 
+/// What a DELETE without a grace override does to `stored` (API-2): a pod already Terminating is
+/// left as it is and the DELETE still succeeds (k8s.io/apiserver v1.34 `rest.BeforeDelete`
+/// reports the graceful deletion pending and `Store.Delete` answers with the object); a bound
+/// pod with a positive grace period becomes Terminating; an unbound pod, a zero grace period
+/// (pod strategy `CheckGracefulDelete`) or a server without graceful deletion removes it.
+/// Every DELETE of a pod goes through it: the controller's (in [`answer`]) and a user's.
+pub fn delete(stored: &StoredPod<'_>) -> Write {
+    match (stored.deletion, stored.termination_grace) {
+        (Some(_), _) => Write::Nothing,
+        (None, Some(grace)) if grace > Duration::ZERO && stored.pod.node_name.is_some() => {
+            Write::StartGracefulDeletion { grace }
+        }
+        (None, _) => Write::Delete,
+    }
+}
+
+/// Whether the kubelet of `node` can confirm a Terminating pod's deletion (API-2): only while
+/// the node exists and is not `node.kubernetes.io/unreachable` (a kubelet that cannot reach
+/// the API server never confirms; the pod stays Terminating until a force delete or PodGC).
+pub fn kubelet_can_confirm(node: Option<&Node>) -> bool {
+    node.is_some_and(|n| !n.taints.iter().any(|t| &*t.key == UNREACHABLE))
+}
+
+/// The taint the node lifecycle controller puts on a node whose kubelet stopped reporting.
+pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+
 /// The answer of a server whose objects are `view`'s, each at resourceVersion 1 without the
 /// condition, applying nothing: for tests that drive the core by hand.
 pub fn answer_from_view(request: &ApiRequest, view: &impl ClusterView) -> ApiResult {
@@ -78,6 +116,85 @@ pub fn answer_from_view(request: &ApiRequest, view: &impl ClusterView) -> ApiRes
         pod,
         version: ResourceVersion(1),
         disruption_target: false,
+        deletion: None,
+        termination_grace: None,
     });
     answer(request, pod, |n| view.node(n).cloned(), ResourceVersion(2)).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{PodKey, Uid};
+    use crate::RequestId;
+
+    fn pod(node: Option<&str>) -> Pod {
+        Pod {
+            key: PodKey::new("default", "p"),
+            uid: Uid("p-1".into()),
+            node_name: node.map(Into::into),
+            tolerations: Vec::new(),
+        }
+    }
+
+    fn delete_answer(
+        pod: &Pod,
+        deletion: Option<Deletion>,
+        grace: Option<i64>,
+    ) -> (ApiResult, Write) {
+        let request = ApiRequest {
+            id: RequestId(1),
+            verb: Verb::Delete,
+            pod: pod.key.clone(),
+            uid: None,
+            version: None,
+        };
+        let stored = StoredPod {
+            pod,
+            version: ResourceVersion(1),
+            disruption_target: false,
+            deletion,
+            termination_grace: grace.map(Duration::from_secs),
+        };
+        answer(&request, Some(stored), |_| None, ResourceVersion(2))
+    }
+
+    /// API-2: a bound pod becomes Terminating; a second DELETE succeeds and changes nothing;
+    /// an unbound pod, a zero grace or a server without graceful deletion removes it.
+    #[test]
+    fn delete_is_graceful_for_bound_pods_and_idempotent_while_terminating() {
+        let bound = pod(Some("n1"));
+        assert_eq!(
+            delete_answer(&bound, None, Some(30)),
+            (
+                ApiResult::Deleted,
+                Write::StartGracefulDeletion {
+                    grace: Duration::from_secs(30)
+                }
+            )
+        );
+        let terminating = Deletion::starting(crate::time::Time(1000), Duration::from_secs(30));
+        assert_eq!(terminating.timestamp, crate::time::Time(31_000));
+        assert_eq!(
+            delete_answer(&bound, Some(terminating), Some(30)),
+            (ApiResult::Deleted, Write::Nothing)
+        );
+        assert_eq!(delete_answer(&bound, None, None).1, Write::Delete);
+        assert_eq!(delete_answer(&bound, None, Some(0)).1, Write::Delete);
+        assert_eq!(delete_answer(&pod(None), None, Some(30)).1, Write::Delete);
+    }
+
+    #[test]
+    fn an_unreachable_or_deleted_node_never_confirms() {
+        use crate::api::{Taint, TaintEffect};
+        let mut node = Node {
+            name: "n1".into(),
+            taints: vec![Taint::new("k", "", TaintEffect::NoExecute)],
+        };
+        assert!(kubelet_can_confirm(Some(&node)));
+        node.taints
+            .push(Taint::new(UNREACHABLE, "", TaintEffect::NoExecute));
+        assert!(!kubelet_can_confirm(Some(&node)));
+        assert!(!kubelet_can_confirm(None));
+    }
 }

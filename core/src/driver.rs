@@ -184,6 +184,8 @@ impl Driver {
             pod,
             version,
             disruption_target,
+            deletion: None,
+            termination_grace: None,
         });
         let next = ResourceVersion(version.0 + 1);
         let nodes = &self.cluster.nodes;
@@ -194,6 +196,9 @@ impl Driver {
                 self.status.insert(request.pod.clone(), (next, true));
             }
             Write::Delete => self.delete_pod(&request.pod),
+            Write::StartGracefulDeletion { .. } => {
+                unreachable!("this server removes pods at once (termination_grace None)")
+            }
         }
         result
     }

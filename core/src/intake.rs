@@ -53,6 +53,21 @@ pub fn pod_updated(old: Option<&Pod>, new: Option<&Pod>) -> Option<PodItem> {
     }
 }
 
+/// Fixed design (works keyed by UID, PROFILE-7): an update whose object is another incarnation
+/// of the name is let through even with node and tolerations unchanged. Such an update is a
+/// relist's difference (INF-1): the predecessor's deletion and the successor's add seen as one.
+/// Upstream's filter drops it, and the successor then gets no decision at all (LIVE-1 on
+/// `relist-successor`). Spec: CORE-A2.
+pub fn incarnation_replaced(old: Option<&Pod>, new: Option<&Pod>) -> Option<PodItem> {
+    match (old, new) {
+        (Some(old), Some(new)) if old.uid != new.uid => Some(PodItem {
+            key: new.key.clone(),
+            node_name: new.node_name.clone(),
+        }),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +136,10 @@ mod tests {
             "delete keys by the old node name"
         );
         assert_eq!(pod_updated(None, Some(&a)).unwrap().node_str(), "");
+        assert_eq!(
+            incarnation_replaced(Some(&bound), Some(&new_uid)).unwrap(),
+            item
+        );
+        assert!(incarnation_replaced(Some(&bound), Some(&tolerating)).is_none());
     }
 }

@@ -10,7 +10,9 @@ use std::collections::{BTreeMap, HashMap};
 use taintcheck_model::admission::{
     daemonset_tolerations, default_toleration_seconds, DefaultTolerationSeconds,
 };
-use taintcheck_model::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Toleration, Uid};
+use taintcheck_model::api::{
+    Deletion, Node, NodeName, Pod, PodKey, ResourceVersion, Toleration, Uid,
+};
 use taintcheck_model::api_server::{self, Write};
 use taintcheck_model::core::{ApiRequest, ApiResult, Verb};
 use taintcheck_model::fx::FxBuild;
@@ -70,8 +72,9 @@ pub struct FailRule {
 #[derive(Clone, Debug)]
 struct StoredPod {
     pod: Pod,
-    /// `metadata.deletionTimestamp` is set; the object stays until its grace period ends.
-    terminating: bool,
+    /// Its graceful deletion, once one started (Terminating): the object stays until the
+    /// kubelet confirms at the end of the grace period, or a force delete (API-2).
+    deletion: Option<Deletion>,
     /// The resourceVersion of its last write.
     version: ResourceVersion,
     /// Its status has the taint manager's `DisruptionTarget` condition.
@@ -90,7 +93,7 @@ struct State {
     faults: Vec<FailRule>,
     admission: Admission,
     latency: Duration,
-    /// `None`: a DELETE removes the object at once; otherwise it stays terminating this long.
+    /// The pods' termination grace (API-2). `None`: a DELETE removes the object at once.
     deletion_grace: Option<Duration>,
 }
 
@@ -244,7 +247,7 @@ impl ApiServer {
             pod.key.clone(),
             StoredPod {
                 pod: pod.clone(),
-                terminating: false,
+                deletion: None,
                 version: ResourceVersion::default(), // set by publish_pod
                 disruption_target: false,
             },
@@ -340,7 +343,7 @@ impl ApiServer {
     /// ([`api_server::answer`]: GET of a pod or a node; PATCH and DELETE by name with optional
     /// UID and resourceVersion preconditions), after any injected fault. A PATCH adds the
     /// `DisruptionTarget` condition (a new resourceVersion, a watch event); a DELETE removes the
-    /// pod, or marks it terminating and removes it when its grace period ends.
+    /// pod, or leaves it Terminating (API-2: [`ApiServer::apply_delete`]).
     pub fn serve(&self, request: &ApiRequest) -> Answer {
         let mut s = lock(&self.state);
         if let Some(result) = take_fault(
@@ -359,11 +362,8 @@ impl ApiServer {
                 version: None,
             };
         }
-        let stored = s.pods.get(&request.pod).map(|p| api_server::StoredPod {
-            pod: &p.pod,
-            version: p.version,
-            disruption_target: p.disruption_target,
-        });
+        let grace = s.deletion_grace;
+        let stored = s.pods.get(&request.pod).map(|p| p.as_stored(grace));
         let found = match request.verb {
             Verb::GetNode(_) => None,
             _ => stored.map(|p| p.pod.uid.clone()),
@@ -386,7 +386,9 @@ impl ApiServer {
                 result = ApiResult::Patched(rv);
                 version = Some(rv);
             }
-            Write::Delete => self.begin_delete(&mut s, &request.pod),
+            Write::Delete | Write::StartGracefulDeletion { .. } => {
+                self.apply_delete(&mut s, &request.pod, write)
+            }
         }
         Answer {
             result,
@@ -395,35 +397,41 @@ impl ApiServer {
         }
     }
 
-    /// A user's `kubectl delete pod` (graceful, as the scenario's deletion grace says).
+    /// A user's `kubectl delete pod`, decided as any DELETE ([`api_server::delete`], API-2).
     pub fn delete_pod(&self, key: &PodKey) -> Result<(), ApiError> {
         let mut s = lock(&self.state);
-        if !s.pods.contains_key(key) {
-            return Err(ApiError::PodNotFound(key.clone()));
-        }
-        self.begin_delete(&mut s, key);
+        let grace = s.deletion_grace;
+        let write = match s.pods.get(key) {
+            Some(p) => api_server::delete(&p.as_stored(grace)),
+            None => return Err(ApiError::PodNotFound(key.clone())),
+        };
+        self.apply_delete(&mut s, key, write);
         Ok(())
     }
 
-    /// Deletes an existing pod: removed at once, or terminating until its grace period ends.
-    fn begin_delete(&self, s: &mut State, key: &PodKey) {
-        match s.deletion_grace {
-            None => {
+    /// A force delete (grace 0), or PodGC: removes a pod whatever its deletion state (API-2).
+    pub fn force_delete_pod(&self, key: &PodKey) -> Result<(), ApiError> {
+        self.remove_pod(key, None)
+    }
+
+    /// Applies a DELETE's write to the existing pod `key`: removed at once, or Terminating until
+    /// the kubelet confirms at the end of its grace period.
+    fn apply_delete(&self, s: &mut State, key: &PodKey, write: Write) {
+        match write {
+            Write::Delete => {
                 let stored = s
                     .pods
                     .remove(key)
                     .expect("the caller checked the pod exists");
                 self.publish_pod(s, Watch::Deleted(stored.pod));
             }
-            Some(grace) => {
+            Write::StartGracefulDeletion { grace } => {
                 let stored = s
                     .pods
                     .get_mut(key)
                     .expect("the caller checked the pod exists");
-                if stored.terminating {
-                    return;
-                }
-                stored.terminating = true;
+                let deletion = Deletion::starting(self.timers.now(), grace);
+                stored.deletion = Some(deletion);
                 let pod = stored.pod.clone();
                 let disruption_target = stored.disruption_target;
                 let uid = pod.uid.clone();
@@ -437,15 +445,28 @@ impl ApiServer {
                     disruption_target,
                 });
                 let (me, key) = (self.clone(), key.clone());
-                let at = self.timers.now().plus(grace);
                 self.timers.arm(
-                    at,
-                    Box::new(move || {
-                        // The kubelet finished terminating it; a successor is left alone.
-                        let _ = me.remove_pod(&key, Some(&uid));
-                    }),
+                    deletion.timestamp,
+                    Box::new(move || me.kubelet_confirms(&key, &uid)),
                 );
             }
+            Write::Nothing | Write::MarkDisruptionTarget => {}
+        }
+    }
+
+    /// The end of a Terminating pod's grace period: its kubelet confirms and the object goes,
+    /// unless the node is gone or unreachable ([`api_server::kubelet_can_confirm`]); then the
+    /// pod stays Terminating until a force delete. A successor under the name is left alone.
+    fn kubelet_confirms(&self, key: &PodKey, uid: &Uid) {
+        let confirms = {
+            let s = lock(&self.state);
+            s.pods.get(key).is_some_and(|p| {
+                let node = p.pod.node_name.as_ref().and_then(|n| s.nodes.get(n));
+                p.pod.uid == *uid && api_server::kubelet_can_confirm(node)
+            })
+        };
+        if confirms {
+            let _ = self.remove_pod(key, Some(uid));
         }
     }
 
@@ -489,6 +510,8 @@ impl ApiServer {
             Watch::Modified(pod) => TraceEvent::PodModified {
                 rv,
                 pod: pod.clone(),
+                // TRACE: the flag marks the change that set `deletionTimestamp`, not later
+                // writes to a Terminating pod (readers keep it with the incarnation).
                 terminating: false,
                 disruption_target,
             },
@@ -503,6 +526,20 @@ impl ApiServer {
             w(change.clone());
         }
         rv
+    }
+}
+
+impl StoredPod {
+    /// The object as the core's API semantics read it, on a server whose pods' termination
+    /// grace is `grace`.
+    fn as_stored(&self, grace: Option<Duration>) -> api_server::StoredPod<'_> {
+        api_server::StoredPod {
+            pod: &self.pod,
+            version: self.version,
+            disruption_target: self.disruption_target,
+            deletion: self.deletion,
+            termination_grace: grace,
+        }
     }
 }
 

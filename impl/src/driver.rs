@@ -188,6 +188,7 @@ impl Env {
             Op::DeleteNode(name) => api.delete_node(name),
             Op::CreatePod(spec) => api.create_pod(spec.clone()).map(drop),
             Op::DeletePod(key) => api.delete_pod(key),
+            Op::ForceDeletePod(key) => api.force_delete_pod(key),
             Op::RecreatePod {
                 key,
                 uid,

@@ -2,7 +2,7 @@
 //! order per kind. The cache is what the controller reads (the core's `ClusterView`: listers and
 //! the `spec.nodeName` index); deliveries update it and then call the controller's handler with
 //! the old and new object, as client-go's shared informers do. A dropped watch loses the events
-//! in between and relists when it reconnects. Spec: RT-INF-1..RT-INF-3.
+//! in between and relists when it reconnects. Spec: RT-INF-1..RT-INF-3, INF-1.
 
 use crate::api::{ApiServer, Watch};
 use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
@@ -10,6 +10,7 @@ use crate::timers::TimerService;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
 use taintcheck_model::fx::FxBuild;
+use taintcheck_model::relist::{self, Relisted};
 use taintcheck_model::scenario::ObjectKind;
 use taintcheck_model::time::{Duration, Time};
 
@@ -336,19 +337,18 @@ enum Delivery {
     Pod(Watch<Pod>),
 }
 
-/// The watch events that turn `cached` into `fresh`.
-fn diff<K: Ord + Clone, T: Clone + PartialEq>(
+/// The watch events that turn `cached` into `fresh` (INF-1, [`relist::difference`]): changes
+/// in key order, then deletions.
+fn diff<K: Ord, T: Clone + PartialEq>(
     cached: &BTreeMap<K, T>,
     fresh: &BTreeMap<K, T>,
 ) -> Vec<Watch<T>> {
-    let removed = cached
-        .iter()
-        .filter(|(k, _)| !fresh.contains_key(*k))
-        .map(|(_, v)| Watch::Deleted(v.clone()));
-    let changed = fresh.iter().filter_map(|(k, v)| match cached.get(k) {
-        None => Some(Watch::Added(v.clone())),
-        Some(old) if old != v => Some(Watch::Modified(v.clone())),
-        Some(_) => None,
-    });
-    removed.chain(changed).collect()
+    relist::difference(cached, fresh, |c, f| c == f)
+        .into_iter()
+        .map(|e| match e {
+            Relisted::Changed(k, v) if cached.contains_key(k) => Watch::Modified(v.clone()),
+            Relisted::Changed(_, v) => Watch::Added(v.clone()),
+            Relisted::Gone(_, v) => Watch::Deleted(v.clone()),
+        })
+        .collect()
 }

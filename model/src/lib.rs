@@ -51,4 +51,6 @@ pub mod yaml;
 pub use taintcheck_core as core;
 #[cfg(any(test, feature = "proptest"))]
 pub use taintcheck_core::strategies;
-pub use taintcheck_core::{api, api_server, fx, matching, profile, shared, small_map, time};
+pub use taintcheck_core::{
+    api, api_server, fx, matching, profile, relist, shared, small_map, time,
+};

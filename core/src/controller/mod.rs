@@ -10,7 +10,7 @@ use crate::arrivals::Arrivals;
 use crate::effect::{ApiRequest, ApiResult, RequestId};
 use crate::handlers::TaintedNodes;
 use crate::intake::{self, PodItem};
-use crate::profile::Profile;
+use crate::profile::{Profile, WorkKeyPolicy};
 use crate::shards::Shards;
 use crate::shared::Shared;
 use crate::time::Time;
@@ -184,7 +184,12 @@ impl Controller {
                 self.arrivals.make_mut().pod_observed(key, new, now);
             }
         }
-        let item = intake::pod_updated(old, new)?;
+        let uid_keyed = self.config.profile.work_key == WorkKeyPolicy::Uid;
+        let item = intake::pod_updated(old, new).or_else(|| {
+            uid_keyed
+                .then(|| intake::incarnation_replaced(old, new))
+                .flatten()
+        })?;
         self.pod_queue.add(item.clone());
         Some(item)
     }

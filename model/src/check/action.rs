@@ -30,7 +30,7 @@ impl From<Step> for Action {
     }
 }
 
-/// An environment operation. Spec: ENV-1..ENV-10.
+/// An environment operation. Spec: ENV-1..ENV-13.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EnvOp {
     /// ENV-1: add the config's `taints[taint]` to a node.
@@ -92,4 +92,28 @@ pub enum EnvOp {
     Restart,
     /// ENV-10: the next API request the server answers fails.
     FailNextCall,
+    /// ENV-11: the kubelet of a Terminating pod's node confirms its termination; the object is
+    /// removed (API-2).
+    KubeletConfirms {
+        /// The Terminating pod.
+        pod: PodKey,
+    },
+    /// ENV-12: a force delete (grace 0), or PodGC, removes a Terminating pod whatever its node
+    /// (API-2).
+    ForceDelete {
+        /// The Terminating pod.
+        pod: PodKey,
+    },
+    /// ENV-13: an informer's watch expires (410 Gone) and it relists: its undelivered events
+    /// are lost and replaced by the difference between its cache and the API (INF-1).
+    DropWatch(Watched),
+}
+
+/// The informer a [`EnvOp::DropWatch`] breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Watched {
+    /// The node informer.
+    Nodes,
+    /// The pod informer.
+    Pods,
 }

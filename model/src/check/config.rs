@@ -79,6 +79,14 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "pods-and-nodes",
         include_str!("../../../specs/configs/pods-and-nodes.yaml"),
     ),
+    (
+        "terminating-retaint",
+        include_str!("../../../specs/configs/terminating-retaint.yaml"),
+    ),
+    (
+        "relist-successor",
+        include_str!("../../../specs/configs/relist-successor.yaml"),
+    ),
 ];
 
 /// The environment's operations (spec ENV-*). Each consumes one unit of the budget.
@@ -104,11 +112,17 @@ pub enum OpKind {
     Restart,
     /// ENV-10: the next request the API server answers fails.
     FailNextCall,
+    /// ENV-11: a Terminating pod's kubelet confirms its termination.
+    KubeletConfirms,
+    /// ENV-12: a force delete or PodGC removes a Terminating pod.
+    ForceDelete,
+    /// ENV-13: an informer's watch expires and it relists.
+    DropWatch,
 }
 
 impl OpKind {
     /// Every operation, in spec order.
-    pub const ALL: [OpKind; 10] = [
+    pub const ALL: [OpKind; 13] = [
         OpKind::AddTaint,
         OpKind::RemoveTaint,
         OpKind::AppendToleration,
@@ -119,6 +133,9 @@ impl OpKind {
         OpKind::DeleteNode,
         OpKind::Restart,
         OpKind::FailNextCall,
+        OpKind::KubeletConfirms,
+        OpKind::ForceDelete,
+        OpKind::DropWatch,
     ];
 
     /// The name configurations and `--operations` use.
@@ -134,6 +151,9 @@ impl OpKind {
             OpKind::DeleteNode => "delete_node",
             OpKind::Restart => "restart",
             OpKind::FailNextCall => "fail_next_call",
+            OpKind::KubeletConfirms => "kubelet_confirms",
+            OpKind::ForceDelete => "force_delete",
+            OpKind::DropWatch => "drop_watch",
         }
     }
 
@@ -209,6 +229,9 @@ pub struct CheckConfig {
     pub processing_bound_ms: i64,
     /// The user-defined properties it declares (spec PROP-1).
     pub properties: Vec<Declared>,
+    /// The pods' `terminationGracePeriodSeconds`: a DELETE leaves a bound pod Terminating
+    /// (API-2). `None`: the API server removes a deleted pod at once.
+    pub termination_grace_seconds: Option<i64>,
 }
 
 impl CheckConfig {

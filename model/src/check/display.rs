@@ -173,6 +173,9 @@ fn env(op: &EnvOp) -> String {
         EnvOp::DeleteNode { node } => format!("env: delete node {node}"),
         EnvOp::Restart => "env: restart the controller".into(),
         EnvOp::FailNextCall => "env: the next API call will fail".into(),
+        EnvOp::KubeletConfirms { pod } => format!("env: the kubelet confirms {pod} terminated"),
+        EnvOp::ForceDelete { pod } => format!("env: force delete (or PodGC) removes {pod}"),
+        EnvOp::DropWatch(w) => format!("env: the {w:?} watch expires (410 Gone)"),
     }
 }
 

@@ -1,16 +1,17 @@
 //! The environment: the cluster changes, restarts and faults a run may make (budgeted, on the
 //! clock's grid), and how each changes the API server's truth and queues its watch events.
-//! Spec: MODEL-A5, ENV-1..ENV-10 (specs/spec.md, "Actions").
+//! Spec: MODEL-A5, ENV-1..ENV-13 (specs/spec.md, "Actions").
 
-use super::action::{Action, EnvOp};
+use super::action::{Action, EnvOp, Watched};
 use super::config::{CheckConfig, OpKind};
-use super::informer::{cached_node, cached_pod, relist};
+use super::informer::{cached_node, cached_pod, relist, relist_difference};
 use super::outcome::Outcome;
 use super::state::{ApiPod, ApiServer, CachedPod, Delta, SysState};
-use crate::api::{Pod, PodKey, TaintEffect};
+use crate::api::{Deletion, Pod, PodKey, TaintEffect};
+use crate::api_server::{self, StoredPod, Write};
 use crate::matching;
 use crate::shared::Shared;
-use crate::time::Time;
+use crate::time::{Duration, Time};
 use std::collections::VecDeque;
 
 /// A run's environment: the repertoire its configuration allows.
@@ -21,6 +22,13 @@ pub(super) struct Environment<'a> {
 }
 
 impl Environment<'_> {
+    /// The grace period a DELETE gives a pod (API-2); `None`: removed at once.
+    pub(super) fn termination_grace(&self) -> Option<Duration> {
+        self.config
+            .termination_grace_seconds
+            .map(Duration::from_secs)
+    }
+
     /// Lists the operations enabled in `s` into `out`: none once the budget is spent, faults at
     /// any instant, cluster changes on the grid only.
     pub(super) fn enabled(&self, s: &SysState, out: &mut Vec<Action>) {
@@ -31,9 +39,24 @@ impl Environment<'_> {
         }
         // A fault is not a cluster change: it may strike any request, on the grid or not.
         let fault = cfg.allows(OpKind::FailNextCall) && !s.env.fail_next;
+        // A watch expires at any instant too; one with nothing undelivered relists to nothing
+        // new, so only a watch with events in flight (and past its initial list) may break.
+        let drops: Vec<Watched> = [
+            (Watched::Nodes, s.nodes.pending.len(), s.nodes.unsynced),
+            (Watched::Pods, s.pods.pending.len(), s.pods.unsynced),
+        ]
+        .into_iter()
+        .filter(|&(_, pending, unsynced)| {
+            cfg.allows(OpKind::DropWatch) && pending > 0 && unsynced == 0
+        })
+        .map(|(w, _, _)| w)
+        .collect();
         if !self.on_grid(s) {
             if fault {
                 op(EnvOp::FailNextCall);
+            }
+            for w in drops {
+                op(EnvOp::DropWatch(w));
             }
             return;
         }
@@ -85,8 +108,18 @@ impl Environment<'_> {
                         }
                     }
                 }
-                if cfg.allows(OpKind::DeletePod) {
+                let terminating = p.deletion.is_some();
+                if cfg.allows(OpKind::DeletePod) && !terminating {
                     op(EnvOp::DeletePod { pod: key.clone() });
+                }
+                if cfg.allows(OpKind::KubeletConfirms) && terminating {
+                    let node = p.pod.node_name.as_ref().and_then(|n| s.api.nodes.get(n));
+                    if api_server::kubelet_can_confirm(node.map(|n| &n.node)) {
+                        op(EnvOp::KubeletConfirms { pod: key.clone() });
+                    }
+                }
+                if cfg.allows(OpKind::ForceDelete) && terminating {
+                    op(EnvOp::ForceDelete { pod: key.clone() });
                 }
                 if cfg.allows(OpKind::BindPod) && p.pod.node_name.is_none() {
                     for name in s.api.nodes.keys() {
@@ -117,6 +150,9 @@ impl Environment<'_> {
         if fault {
             op(EnvOp::FailNextCall);
         }
+        for w in drops {
+            op(EnvOp::DropWatch(w));
+        }
     }
 
     fn on_grid(&self, s: &SysState) -> bool {
@@ -128,7 +164,10 @@ impl Environment<'_> {
     pub(super) fn apply(&self, s: &mut SysState, op: &EnvOp, out: &mut Outcome) {
         s.env.budget -= 1;
         let now = s.now;
-        if matches!(op, EnvOp::Restart | EnvOp::FailNextCall) {
+        if matches!(
+            op,
+            EnvOp::Restart | EnvOp::FailNextCall | EnvOp::DropWatch(_)
+        ) {
             apply_to_controller(s, op, out);
             return;
         }
@@ -175,7 +214,8 @@ impl Environment<'_> {
                     p.tolerations[*toleration].seconds = *seconds
                 });
             }
-            EnvOp::DeletePod { pod } => {
+            EnvOp::DeletePod { pod } => self.delete_pod(api, &mut s.pods.pending, pod, now),
+            EnvOp::KubeletConfirms { pod } | EnvOp::ForceDelete { pod } => {
                 api.pods.remove(pod);
                 s.pods.pending.push_back(Delta::Delete(pod.clone()));
             }
@@ -215,9 +255,44 @@ impl Environment<'_> {
                 api.nodes.remove(node);
                 s.nodes.pending.push_back(Delta::Delete(node.clone()));
             }
-            EnvOp::Restart | EnvOp::FailNextCall => unreachable!("handled above"),
+            EnvOp::Restart | EnvOp::FailNextCall | EnvOp::DropWatch(_) => {
+                unreachable!("handled above")
+            }
         }
         api.note_exposure(self.comparison_operators);
+    }
+
+    /// A user's DELETE of a live pod, decided as the API server decides any DELETE
+    /// ([`api_server::delete`], API-2): removed at once, or left Terminating. Setting the
+    /// deletion timestamp queues no watch event: `PodUpdated` drops the update (CORE-A1), as
+    /// the model does for the `DisruptionTarget` patch (MODEL-A4).
+    fn delete_pod(
+        &self,
+        api: &mut ApiServer,
+        pending: &mut VecDeque<Delta<PodKey, Shared<CachedPod>>>,
+        key: &PodKey,
+        now: Time,
+    ) {
+        let p = api.pods.get(key).expect("enabled on live pods");
+        let stored = StoredPod {
+            pod: &p.pod,
+            version: p.version,
+            disruption_target: p.disruption_target,
+            deletion: p.deletion,
+            termination_grace: self.termination_grace(),
+        };
+        match api_server::delete(&stored) {
+            Write::StartGracefulDeletion { grace } => {
+                let p = api.pods.get_mut(key).expect("read above").make_mut();
+                p.deletion = Some(Deletion::starting(now, grace));
+                p.bump();
+            }
+            Write::Delete => {
+                api.pods.remove(key);
+                pending.push_back(Delta::Delete(key.clone()));
+            }
+            Write::Nothing | Write::MarkDisruptionTarget => {}
+        }
     }
 }
 
@@ -234,7 +309,12 @@ fn apply_to_controller(s: &mut SysState, op: &EnvOp, out: &mut Outcome) {
                 .add(|| "controller restarts; informers re-list".to_string());
         }
         EnvOp::FailNextCall => s.env.fail_next = true,
-        _ => unreachable!("only called for Restart and FailNextCall"),
+        EnvOp::DropWatch(w) => {
+            relist_difference(s, *w);
+            out.notes
+                .add(|| format!("the {w:?} watch expires; the informer relists"));
+        }
+        _ => unreachable!("only called for Restart, FailNextCall and DropWatch"),
     }
 }
 

@@ -1,13 +1,16 @@
 //! Informer delivery: each informer hands its oldest watch event to its cache first and then to
 //! the controller's handler (client-go updates the indexer before it calls handlers); a
 //! (re)started controller's informers re-list; the controller reads the caches through
-//! [`CacheView`]. Spec: MODEL-A2, MODEL-S3.
+//! [`CacheView`]; an informer whose watch expired relists the difference. Spec: MODEL-A2,
+//! MODEL-S3, ENV-13, INF-1.
 
+use super::action::Watched;
 use super::display;
 use super::outcome::Outcome;
 use super::state::{ApiNode, ApiPod, CachedNode, CachedPod, Delta, Informer, SysState};
 use crate::api::{Node, NodeName, Pod, PodKey};
 use crate::core::ClusterView;
+use crate::relist::{self, Relisted};
 use crate::shared::Shared;
 use crate::small_map::SmallMap;
 
@@ -148,6 +151,41 @@ pub(super) fn relist(s: &mut SysState) {
     }
     s.nodes.unsynced = s.nodes.pending.len() as u16;
     s.pods.unsynced = s.pods.pending.len() as u16;
+}
+
+/// An informer whose watch expired (410 Gone) relists (INF-1): the events it had not
+/// delivered are lost, and it queues the difference between its cache and the API
+/// ([`relist::difference`]). The informer stays synced.
+pub(super) fn relist_difference(s: &mut SysState, watched: Watched) {
+    match watched {
+        Watched::Nodes => requeue(
+            &mut s.nodes,
+            &s.api.nodes,
+            |c, a| c.node == a.node,
+            cached_node,
+        ),
+        Watched::Pods => requeue(&mut s.pods, &s.api.pods, |c, a| c.pod == a.pod, cached_pod),
+    }
+}
+
+/// [`relist_difference`] for one kind: `same` compares a cached object with the API's, `event`
+/// makes the update carrying the API's. A deletion hands the handler the cached object, as the
+/// tombstone does.
+fn requeue<K: Ord + Clone, V, A>(
+    informer: &mut Informer<K, V>,
+    api: &SmallMap<K, Shared<A>>,
+    same: impl Fn(&V, &A) -> bool,
+    event: impl Fn(&A) -> Shared<V>,
+) {
+    let events: Vec<_> =
+        relist::difference(informer.cache.iter(), api.iter(), |c, a| same(&**c, &**a))
+            .into_iter()
+            .map(|e| match e {
+                Relisted::Changed(_, a) => Delta::Upsert(event(&**a)),
+                Relisted::Gone(key, _) => Delta::Delete(key.clone()),
+            })
+            .collect();
+    informer.pending = events.into();
 }
 
 /// The node a watch event carries (its taints' instants are the cache's to set on delivery).

@@ -54,6 +54,13 @@ pub(super) fn effects(
 /// EVICT-1, EVICT-2 and CANCEL-1 at the moment a DELETE is issued (CANCEL-1 is checked
 /// again when the API server applies it).
 fn delete_issued(s: &mut SysState, req: &ApiRequest, comparison_operators: bool) {
+    if s.api
+        .pods
+        .get(&req.pod)
+        .is_some_and(|p| p.deletion.is_some())
+    {
+        return; // the pod under the name is Terminating: this DELETE evicts nothing (API-2).
+    }
     if s.history.cancelled.binary_search(&req.pod).is_ok() {
         s.history.violated |= Flag::HonestCancel.bit();
     }
@@ -84,8 +91,8 @@ fn delete_issued(s: &mut SysState, req: &ApiRequest, comparison_operators: bool)
     }
 }
 
-/// CANCEL-1, UID-1 and JUST-1 when the API server applies a DELETE of `p` (already removed
-/// from the API in `s`), then the witnesses the eviction is.
+/// CANCEL-1, UID-1 and JUST-1 when the API server applies a DELETE of `p` (removed from the
+/// API in `s`, or left Terminating: API-2), then the witnesses the eviction is.
 pub(super) fn delete_applied(
     s: &mut SysState,
     p: &ApiPod,

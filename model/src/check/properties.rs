@@ -145,6 +145,9 @@ pub(super) fn bounded(
         let (Some(node), Some(bound_since)) = (p.pod.node_name.as_ref(), p.bound_since) else {
             return true;
         };
+        if p.deletion.is_some() {
+            return true; // Terminating: evicted, whether or not the object is gone (API-2).
+        }
         let Some(n) = s.api.nodes.get(node) else {
             return true;
         };

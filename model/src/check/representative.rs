@@ -157,7 +157,7 @@ impl SysState {
             node(&p.pod.node_name).hash(&mut h);
             p.pod.tolerations.hash(&mut h);
             (p.bound_since, p.changed_at, p.exposed_in_api).hash(&mut h);
-            (p.version, p.disruption_target).hash(&mut h);
+            (p.version, p.disruption_target, p.deletion).hash(&mut h);
         }
         if let Some(p) = self.pods.cache.get(key) {
             h.write_u8(2);

@@ -7,7 +7,7 @@
 
 use super::properties::custom::CustomHistory;
 use super::symmetry::Symmetry;
-use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
+use crate::api::{Deletion, Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::{Controller, WorkPhase};
 use crate::matching;
 use crate::shared::Shared;
@@ -108,6 +108,9 @@ pub struct ApiPod {
     pub version: ResourceVersion,
     /// Its status has the taint manager's `DisruptionTarget` condition (set by a PATCH).
     pub disruption_target: bool,
+    /// Its graceful deletion, once a DELETE started one: the pod is Terminating and counts as
+    /// evicted (API-2, LIVE-1).
+    pub deletion: Option<Deletion>,
 }
 
 impl ApiPod {
@@ -120,6 +123,7 @@ impl ApiPod {
             exposed_in_api: false,
             version: ResourceVersion(1),
             disruption_target: false,
+            deletion: None,
         }
     }
 

@@ -211,7 +211,7 @@ impl TaintSys {
             }
             Action::ApiRespond(id) => {
                 let req = next.ctrl.pending_requests().find(|r| r.id == *id)?.clone();
-                let result = answer::answer(&mut next, &req, self.ops(), out);
+                let result = answer::answer(&mut next, &req, &self.environment(), out);
                 next.ctrl.make_mut().api_responded(req.id, result);
             }
             Action::Env(op) => self.environment().apply(&mut next, op, out),

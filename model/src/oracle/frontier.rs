@@ -178,6 +178,8 @@ impl Machine {
                 pod: &p.pod,
                 version: p.version,
                 disruption_target: p.disruption_target,
+                deletion: None,
+                termination_grace: None,
             });
         let unversioned = ApiRequest {
             version: None,

@@ -143,8 +143,12 @@ pub enum Op {
     DeleteNode(NodeName),
     /// Create a pod (admission applies).
     CreatePod(PodSpec),
-    /// Delete the pod object (grace per [`RuntimeKnobs::deletion_grace`]).
+    /// Delete the pod object (grace per [`RuntimeKnobs::deletion_grace`]: a bound pod stays
+    /// Terminating until its kubelet confirms at the end of the grace period, API-2).
     DeletePod(PodKey),
+    /// `kubectl delete pod --force --grace-period=0`, or PodGC: remove the pod object now,
+    /// Terminating or not (API-2).
+    ForceDeletePod(PodKey),
     /// Delete and at once create a pod with the same name and a new UID (a StatefulSet).
     RecreatePod {
         /// The pod to replace.

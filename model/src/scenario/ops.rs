@@ -16,6 +16,7 @@ impl Reader {
             "deleteNode",
             "createPod",
             "deletePod",
+            "forceDelete",
             "recreatePod",
             "bindPod",
             "addToleration",
@@ -78,6 +79,7 @@ impl Reader {
             }
             "createPod" => Op::CreatePod(f.get(kind).and_then(|c| self.pod(&c))?),
             "deletePod" => Op::DeletePod(f.get(kind).and_then(|c| self.pod_key(&c))?),
+            "forceDelete" => Op::ForceDeletePod(f.get(kind).and_then(|c| self.pod_key(&c))?),
             "recreatePod" => {
                 let key = f.get(kind).and_then(|c| self.pod_key(&c))?;
                 let uid = f.get("uid").and_then(|c| self.string(&c));

@@ -75,6 +75,7 @@ impl Reader<'_> {
             pod_channel_capacity: 1,
             processing_bound_ms: 100,
             properties: Vec::new(),
+            termination_grace_seconds: None,
         };
         const FIELDS: &[&str] = &[
             "description",
@@ -92,6 +93,7 @@ impl Reader<'_> {
             "pod_channel_capacity",
             "processing_bound_ms",
             "properties",
+            "termination_grace_seconds",
         ];
         if !self.known_keys(f, FIELDS) {
             return cfg;
@@ -146,6 +148,9 @@ impl Reader<'_> {
         }
         if let Some(v) = int("processing_bound_ms", 3_600_000) {
             cfg.processing_bound_ms = v as i64;
+        }
+        if let Some(v) = int("termination_grace_seconds", 3_600) {
+            cfg.termination_grace_seconds = Some(v as i64);
         }
         cfg
     }

@@ -53,13 +53,17 @@ fn render(s: &SysState) -> String {
     for p in s.api.pods.values() {
         let _ = writeln!(
             o,
-            "  pod {}; resourceVersion {}{}{}",
+            "  pod {}; resourceVersion {}{}{}{}",
             pod(&p.pod),
             p.version.0,
             if p.disruption_target {
                 "; DisruptionTarget"
             } else {
                 ""
+            },
+            match p.deletion {
+                Some(d) => format!("; terminating (deletionTimestamp {}ms)", d.timestamp.0),
+                None => String::new(),
             },
             match p.bound_since {
                 Some(t) => format!("; bound since {}ms", t.0),
