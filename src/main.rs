@@ -24,6 +24,8 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// The smallest configuration, derived from the given one, that still violates a property.
     Minimize(cmd::minimize::MinimizeArgs),
+    /// Run a property's counterexample on the reference runtime under a deterministic schedule.
+    Replay(cmd::replay::ReplayArgs),
     /// Serve stateright's Explorer on the model.
     Explore(cmd::explore::ExploreArgs),
     /// Run a scenario on the reference runtime and check its expectations.
@@ -86,6 +88,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Report(args) => cmd::report::run(&args),
         Command::Minimize(args) => cmd::minimize::run(&args),
+        Command::Replay(args) => cmd::replay::run(&args),
         Command::Explore(args) => cmd::explore::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Bench(args) => Ok(cmd::bench::run(args)),

@@ -10,6 +10,8 @@ pub mod informer;
 pub mod mutants;
 pub mod probe;
 pub mod recorder;
+pub mod replay;
+pub mod schedule;
 pub mod storm;
 pub mod sync;
 pub mod timeline;

@@ -13,6 +13,7 @@ pub mod import;
 pub mod minimize;
 pub mod output;
 pub mod profiles;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod validate;

@@ -39,6 +39,7 @@ mod judge;
 pub mod minimize;
 pub mod outcome;
 pub mod properties;
+pub mod replay;
 mod representative;
 pub mod run;
 pub mod shortest;
