@@ -23,9 +23,9 @@ enum Command {
     /// timeline with the upstream function of each step, expected behaviour, reproduction.
     Report(cmd::report::ReportArgs),
     /// The smallest configuration, derived from the given one, that still violates a property.
-    Minimize(cmd::minimize::MinimizeArgs),
+    Minimize(cmd::args::PropertyArgs),
     /// Run a property's counterexample on the reference runtime under a deterministic schedule.
-    Replay(cmd::replay::ReplayArgs),
+    Replay(cmd::args::PropertyArgs),
     /// Serve stateright's Explorer on the model.
     Explore(cmd::explore::ExploreArgs),
     /// Run a scenario on the reference runtime and check its expectations.

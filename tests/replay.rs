@@ -84,7 +84,11 @@ fn replay_profile(profile: &str) -> (usize, Vec<String>) {
 /// Every violated cell of `profile`'s column replays, and there are as many as the table says.
 fn assert_every_counterexample_replays(profile: &str) {
     let (replayed, failures) = replay_profile(profile);
-    assert!(failures.is_empty(), "{replayed} replayed:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{replayed} replayed:\n{}",
+        failures.join("\n")
+    );
     assert_eq!(replayed, violated_cells(profile));
 }
 
@@ -131,7 +135,11 @@ fn a_missing_delivery_is_found_at_the_next_turn() {
     let run = replay(&schedule, model.profile);
     let d = run.divergence.expect("the runtime leaves the path");
     assert_eq!((d.turn, d.step, run.followed), (first, None, first));
-    assert!(d.why.starts_with("node cache: the runtime has []"), "{}", d.why);
+    assert!(
+        d.why.starts_with("node cache: the runtime has []"),
+        "{}",
+        d.why
+    );
 }
 
 /// A step the core does not offer is refused by the thread it is released to, not forced.

@@ -4,34 +4,18 @@
 //! violating state), 1 when the property holds (nothing to replay) or the runtime leaves the
 //! path, 2 on bad usage. Spec: CHECK-6, RT-SCHED-1, RT-SCHED-2.
 
-use super::check::ModelArgs;
-use super::failure::{Failure, Outcome};
+use super::args::PropertyArgs;
+use super::failure::Outcome;
 use super::output::outln;
-use clap::Args;
 use std::process::ExitCode;
-use taintcheck_model::check::issue;
 use taintcheck_model::check::replay::Schedule;
 use taintcheck_model::check::shortest;
 use taintcheck_model::check::trace::Trace;
 use taintcheck_runtime::replay::replay;
 use taintcheck_runtime::timeline;
 
-#[derive(Args, Debug)]
-pub struct ReplayArgs {
-    /// The violated `always` property: its spec id (`EVICT-1`) or full name.
-    pub property: String,
-    #[command(flatten)]
-    pub model: ModelArgs,
-}
-
-pub fn run(args: &ReplayArgs) -> Outcome {
-    let info = issue::property(&args.property).ok_or_else(|| {
-        Failure::usage(format!(
-            "PROPERTY: Unsupported value: \"{}\": expected the id or name of an `always` \
-             property (EVICT-1, ...)",
-            args.property
-        ))
-    })?;
+pub fn run(args: &PropertyArgs) -> Outcome {
+    let info = args.info()?;
     let model = args.model.model()?;
     let Some(path) = shortest::counterexamples(&model, &[info.name]).remove(info.name) else {
         eprintln!(

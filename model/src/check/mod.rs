@@ -20,7 +20,8 @@
 //!
 //! Running the checker: [`run`] is the one module that starts threads and reads the clock (the
 //! checker's workers and the run's duration); [`shortest`] makes counterexamples and examples
-//! shortest; [`trace`] turns a path into data, [`itf`] and [`itf_state`] into an ITF trace.
+//! shortest; [`trace`] turns a path into data, [`itf`] and [`itf_state`] into an ITF trace,
+//! [`replay`] into a schedule the reference runtime follows.
 //!
 //! Imports go one way: `system` → the operation modules → `state` → `symmetry` → `config`;
 //! `run` and `shortest` sit above `system`.
