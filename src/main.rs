@@ -26,7 +26,9 @@ enum Command {
     /// timeline with the upstream function of each step, expected behaviour, reproduction.
     Report(cmd::report::ReportArgs),
     /// The smallest configuration, derived from the given one, that still violates a property.
-    Minimize(cmd::minimize::MinimizeArgs),
+    Minimize(cmd::args::PropertyArgs),
+    /// Run a property's counterexample on the reference runtime under a deterministic schedule.
+    Replay(cmd::args::PropertyArgs),
     /// Serve stateright's Explorer on the model.
     Explore(cmd::explore::ExploreArgs),
     /// Run a scenario on the reference runtime and check its expectations.
@@ -90,6 +92,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cmd::merge::run(&args),
         Command::Report(args) => cmd::report::run(&args),
         Command::Minimize(args) => cmd::minimize::run(&args),
+        Command::Replay(args) => cmd::replay::run(&args),
         Command::Explore(args) => cmd::explore::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Bench(args) => Ok(cmd::bench::run(args)),

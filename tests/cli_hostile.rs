@@ -222,6 +222,23 @@ fn oversized_files_and_lines_are_refused_and_the_limit_can_be_raised() {
         &["conform"],
         "/dev/zero:1: Too long: must have at most 4096 bytes",
     );
+    // Recordings are streamed line by line too (IMPORT-1), and one value is at most a file.
+    let o = with_env(&["import", zero], "TAINTCHECK_MAX_LINE_BYTES", "4096");
+    refused_by(
+        &o,
+        &["import"],
+        "/dev/zero:1: Too long: must have at most 4096 bytes",
+    );
+    let long = dir().join("long-value.json");
+    let fields: String = (0..1000).map(|i| format!("  \"f{i}\": {i},\n")).collect();
+    std::fs::write(&long, format!("{{\n{fields}  \"end\": 0\n}}\n")).unwrap();
+    let long = long.to_str().unwrap();
+    let o = with_env(&["import", long], var, "4096");
+    refused_by(
+        &o,
+        &["import"],
+        &format!("{long}:1: one value: Too long: must have at most 4096 bytes"),
+    );
     // Raised, the same file reads.
     let o = with_env(
         &["validate", "tests/fixtures/node-unreachable.yaml"],
@@ -251,6 +268,10 @@ fn directories_and_bad_utf8_are_named() {
     );
     refused(
         &["conform", d],
+        &format!("{d}: cannot read file: it is a directory"),
+    );
+    refused(
+        &["import", d],
         &format!("{d}: cannot read file: it is a directory"),
     );
     let bad = dir().join("bad-utf8.yaml");

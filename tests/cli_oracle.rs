@@ -128,12 +128,13 @@ fn conform_rejects_bad_input_with_the_line() {
 
 #[test]
 fn a_recording_is_imported_and_checked() {
-    let fixtures = root().join("tests/fixtures/recording");
+    let fixtures = root().join("tests/fixtures/recordings/evicted-after-300s");
     let trace = scratch("cluster.ndjson");
     let (code, _, err) = taintcheck(
         &[
             "import",
-            fixtures.join("objects.json").to_str().unwrap(),
+            fixtures.join("pods.json").to_str().unwrap(),
+            fixtures.join("nodes.json").to_str().unwrap(),
             fixtures.join("events.json").to_str().unwrap(),
             "-o",
             trace.to_str().unwrap(),
@@ -160,13 +161,14 @@ fn a_recording_is_imported_and_checked() {
 
 #[test]
 fn import_json_summarises_lines_and_skips() {
-    let fixtures = root().join("tests/fixtures/recording");
+    let fixtures = root().join("tests/fixtures/recordings/evicted-after-300s");
     let trace = scratch("summary.ndjson");
     let t = trace.to_str().unwrap();
     let (code, out, err) = taintcheck(
         &[
             "import",
-            fixtures.join("objects.json").to_str().unwrap(),
+            fixtures.join("pods.json").to_str().unwrap(),
+            fixtures.join("nodes.json").to_str().unwrap(),
             fixtures.join("events.json").to_str().unwrap(),
             "-o",
             t,
@@ -201,7 +203,7 @@ fn import_json_summarises_lines_and_skips() {
     let (code, _, err) = taintcheck(
         &[
             "import",
-            fixtures.join("objects.json").to_str().unwrap(),
+            fixtures.join("pods.json").to_str().unwrap(),
             "--json",
         ],
         None,

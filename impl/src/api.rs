@@ -214,6 +214,22 @@ impl ApiServer {
         }
     }
 
+    /// Replaces a node object, as a client's update does (a replay's environment writes the
+    /// node its model step produced).
+    pub fn put_node(&self, node: Node) -> Result<(), ApiError> {
+        let name = node.name.clone();
+        self.update_node(&name, |n| *n = node)
+    }
+
+    /// Replaces a pod object (no admission), as [`ApiServer::put_node`] does a node.
+    pub fn put_pod(&self, pod: Pod) -> Result<(), ApiError> {
+        let key = pod.key.clone();
+        self.update_pod(&key, false, |p| {
+            *p = pod;
+            Ok(())
+        })
+    }
+
     fn update_node(&self, name: &str, change: impl FnOnce(&mut Node)) -> Result<(), ApiError> {
         let mut s = lock(&self.state);
         let node = s

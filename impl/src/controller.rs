@@ -16,10 +16,12 @@ use crate::jitter::Jitter;
 use crate::mutants::{Boundary, Mutation};
 use crate::probe::{observe, Key, Probe, Probed};
 use crate::recorder::Recorder;
-use crate::sync::{lock, spawn, thread, wait, Arc, Condvar, Mutex};
+use crate::schedule::Gate;
+use crate::sync::{lock, spawn, thread, wait, Arc, AtomicBool, Condvar, Mutex, Ordering};
 use crate::timers::{TimerHandle, TimerService};
 use std::collections::{BTreeMap, BTreeSet};
 use taintcheck_model::api::{Node, Pod, PodKey};
+use taintcheck_model::check::replay::Turn;
 use taintcheck_model::core::{
     Actor, ApiRequest, ClusterView, Config, Controller as Core, Effect, Immediate, Step, TimerId,
     Verb,
@@ -75,6 +77,8 @@ struct Shared {
     mutant: Mutation,
     /// Injected execution time (RT-JIT-1): off outside the oracle's accuracy tests.
     jitter: Jitter,
+    /// Set when the incarnation stops, for threads waiting at a schedule's gate.
+    halted: AtomicBool,
 }
 
 /// A running controller. Dropping it does not stop it: call [`Controller::stop`].
@@ -145,6 +149,7 @@ impl Controller {
             probe,
             mutant,
             jitter: env.jitter.clone(),
+            halted: AtomicBool::new(false),
         });
         let observer = shared.clone();
         let informers = Informers::start(
@@ -183,11 +188,20 @@ impl Controller {
         self.shared.mutant.survives_restart()
     }
 
+    /// A copy of the core, for comparing a replay with the model (RT-SCHED-2).
+    pub fn core(&self) -> Core {
+        lock(&self.shared.state).core.clone()
+    }
+
     /// Stops every thread and timer of this incarnation; its in-memory state is lost (a
     /// restart).
     pub fn stop(self) {
         let s = &self.shared;
         s.informers().stop();
+        s.halted.store(true, Ordering::SeqCst);
+        if let Some(gate) = s.timers.gate() {
+            gate.poke();
+        }
         {
             let mut state = lock(&s.state);
             state.stopped = true;
@@ -253,6 +267,9 @@ impl Shared {
     /// The thread of `actor` (a dispatcher or a worker, RT-CTL-1, RT-CTL-5): waits until the
     /// core offers it a step, then takes the cache's and the controller's locks and runs it.
     fn run_thread(self: &Arc<Self>, actor: Actor) {
+        if let Some(gate) = self.timers.gate() {
+            return self.run_scheduled(actor, &gate.clone());
+        }
         loop {
             {
                 let mut s = lock(&self.state);
@@ -271,6 +288,32 @@ impl Shared {
                 if let Some(step) = self.next_step(&s, actor) {
                     let now = self.mutant.decision_now(self.timers.now());
                     self.step(&mut s, cache, step, now);
+                }
+            });
+        }
+    }
+
+    /// The thread of `actor` under a schedule (RT-SCHED-1): takes each step the schedule
+    /// releases to it, if the core offers it; otherwise the run has left the path.
+    fn run_scheduled(self: &Arc<Self>, actor: Actor, gate: &Gate) {
+        let mine = |turn: &Turn| match turn {
+            Turn::Step(step) if step.actor() == actor => Some(step.clone()),
+            _ => None,
+        };
+        let halted = || self.halted.load(Ordering::SeqCst);
+        while let Some(step) = gate.wait_turn(&halted, mine) {
+            self.informers().read(|cache| {
+                let mut s = lock(&self.state);
+                let mut offered = Vec::new();
+                s.core.enabled_handler_steps(&mut offered);
+                if offered.contains(&step) {
+                    let now = self.timers.now();
+                    self.step(&mut s, cache, step, now);
+                    gate.finish();
+                } else {
+                    gate.fail(format!(
+                        "the core does not offer {step:?}; it offers {offered:?}"
+                    ));
                 }
             });
         }
@@ -357,9 +400,11 @@ impl Shared {
                 Effect::ArmTimer { id, fire_at } => {
                     let me = self.clone();
                     let fire = Step::FireTimer(id);
-                    let handle = self
-                        .timers
-                        .arm(fire_at, Box::new(move || me.work_step(fire)));
+                    let handle = self.timers.arm_labelled(
+                        fire_at,
+                        Turn::Step(fire.clone()),
+                        Box::new(move || me.work_step(fire)),
+                    );
                     if let Some(old) = s.armed.insert(id, handle) {
                         self.timers.cancel(old);
                     }
@@ -399,7 +444,9 @@ impl Shared {
             if s.scheduled.insert(step.clone()) {
                 let me = self.clone();
                 let at = now.plus(self.jitter.delay());
-                self.timers.arm(at, Box::new(move || me.work_step(step)));
+                let turn = Turn::Step(step.clone());
+                self.timers
+                    .arm_labelled(at, turn, Box::new(move || me.work_step(step)));
             }
         }
     }
@@ -466,8 +513,9 @@ impl Shared {
     /// `awaited`, delivered to its work.
     fn serve(self: &Arc<Self>, request: ApiRequest, trace_id: u64, now: Time, awaited: bool) {
         let me = self.clone();
-        self.timers.arm(
+        self.timers.arm_labelled(
             now.plus(self.api.latency()),
+            Turn::Answer(request.id),
             Box::new(move || {
                 let answer = me.api.serve(&request);
                 me.recorder.record(answer.response(trace_id));

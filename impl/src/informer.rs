@@ -9,6 +9,7 @@ use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
 use crate::timers::TimerService;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_model::check::replay::Turn;
 use taintcheck_model::fx::FxBuild;
 use taintcheck_model::relist::{self, Relisted};
 use taintcheck_model::scenario::ObjectKind;
@@ -275,9 +276,11 @@ impl Informers {
             at
         };
         let me = self.clone();
-        self.inner
-            .timers
-            .arm(at, Box::new(move || me.deliver_due(kind)));
+        self.inner.timers.arm_labelled(
+            at,
+            Turn::Deliver(kind),
+            Box::new(move || me.deliver_due(kind)),
+        );
     }
 
     /// Delivers every buffered event of `kind` that is due, in order, as one batch: the cache
@@ -293,7 +296,11 @@ impl Informers {
         let due: Vec<Delivery> = {
             let mut streams = lock(&self.inner.streams);
             let s = streams.get_mut(&kind).expect("both kinds have a stream");
-            let n = s.buffer.iter().take_while(|(at, _)| *at <= now).count();
+            // Under a schedule, each delivery turn hands on the oldest event alone (RT-SCHED-1).
+            let n = match self.inner.timers.gate() {
+                Some(_) => s.buffer.len().min(1),
+                None => s.buffer.iter().take_while(|(at, _)| *at <= now).count(),
+            };
             s.buffer.drain(..n).map(|(_, d)| d).collect()
         };
         if due.is_empty() {

@@ -11,6 +11,8 @@ pub mod jitter;
 pub mod mutants;
 pub mod probe;
 pub mod recorder;
+pub mod replay;
+pub mod schedule;
 pub mod storm;
 pub mod sync;
 pub mod timeline;

@@ -7,11 +7,18 @@
 //! (how many items and callbacks are in flight), which is how a [`VirtualClock`] knows that
 //! every thread is idle and time may jump. Spec: RT-TIMER-1..RT-TIMER-3.
 //!
+//! Under a deterministic schedule ([`TimerService::scheduled`]) callbacks are armed with the
+//! turn they take ([`TimerService::arm_labelled`]) and fire when the schedule releases that
+//! turn, whatever their instant (RT-SCHED-1).
+//!
 //! [`VirtualClock`]: crate::clock::VirtualClock
 
 use crate::clock::Clock;
+use crate::schedule::Gate;
 use crate::sync::{lock, wait, Arc, Condvar, Mutex};
 use std::collections::BTreeMap;
+use taintcheck_model::check::replay::Turn;
+use taintcheck_model::core::Actor;
 use taintcheck_model::time::Time;
 
 /// A callback; it may arm further timers.
@@ -32,6 +39,9 @@ impl TimerHandle {
 
 struct State {
     armed: BTreeMap<TimerHandle, Callback>,
+    /// Under a schedule: the turn each labelled callback takes, with the controller
+    /// incarnation that armed it.
+    labels: BTreeMap<TimerHandle, (u32, Turn)>,
     next_seq: u64,
     /// Items and callbacks in flight (RT-TIMER-2): while positive, virtual time stands still.
     busy: usize,
@@ -44,6 +54,7 @@ struct Shared {
     state: Mutex<State>,
     changed: Condvar,
     clock: Arc<dyn Clock>,
+    gate: Option<Gate>,
 }
 
 /// Cheap to clone; every clone is the same service.
@@ -54,10 +65,20 @@ pub struct TimerService {
 
 impl TimerService {
     pub fn new(clock: Arc<dyn Clock>) -> TimerService {
+        TimerService::with_gate(clock, None)
+    }
+
+    /// A service whose labelled callbacks fire when `gate` releases their turn (RT-SCHED-1).
+    pub fn scheduled(clock: Arc<dyn Clock>, gate: Gate) -> TimerService {
+        TimerService::with_gate(clock, Some(gate))
+    }
+
+    fn with_gate(clock: Arc<dyn Clock>, gate: Option<Gate>) -> TimerService {
         TimerService {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
                     armed: BTreeMap::new(),
+                    labels: BTreeMap::new(),
                     next_seq: 0,
                     busy: 0,
                     stopped: false,
@@ -65,6 +86,7 @@ impl TimerService {
                 }),
                 changed: Condvar::new(),
                 clock,
+                gate,
             }),
         }
     }
@@ -75,6 +97,24 @@ impl TimerService {
 
     pub fn clock(&self) -> &Arc<dyn Clock> {
         &self.shared.clock
+    }
+
+    /// The schedule's gate, in the deterministic schedule mode.
+    pub fn gate(&self) -> Option<&Gate> {
+        self.shared.gate.as_ref()
+    }
+
+    /// [`TimerService::arm`] for a callback that takes `turn` of a schedule: under one it fires
+    /// when the schedule releases that turn, otherwise at `fire_at`.
+    pub fn arm_labelled(&self, fire_at: Time, turn: Turn, callback: Callback) -> TimerHandle {
+        let handle = self.arm(fire_at, callback);
+        if let Some(gate) = &self.shared.gate {
+            let epoch = gate.epoch();
+            lock(&self.shared.state)
+                .labels
+                .insert(handle, (epoch, turn));
+        }
+        handle
     }
 
     /// Arms `callback` to run on the timer thread at `fire_at` (at once if already past).
@@ -101,6 +141,7 @@ impl TimerService {
     /// Disarms a timer; false if it already fired or was cancelled.
     pub fn cancel(&self, handle: TimerHandle) -> bool {
         let mut s = lock(&self.shared.state);
+        s.labels.remove(&handle);
         s.armed.remove(&handle).is_some()
     }
 
@@ -133,6 +174,7 @@ impl TimerService {
         let mut s = lock(&self.shared.state);
         s.stopped = true;
         s.armed.clear();
+        s.labels.clear();
         self.shared.changed.notify_all();
     }
 
@@ -147,6 +189,9 @@ impl TimerService {
     /// The timer thread's loop; returns once stopped. Spec: RT-TIMER-1 (due callbacks fire in
     /// `(fire_at, arming order)`), RT-TIMER-3 (a virtual clock jumps only when idle).
     pub fn run(&self) {
+        if let Some(gate) = &self.shared.gate {
+            return self.run_scheduled(gate);
+        }
         let shared = &*self.shared;
         let mut s = lock(&shared.state);
         loop {
@@ -196,6 +241,37 @@ impl TimerService {
                 }
                 _ => wait(&shared.changed, s),
             };
+        }
+    }
+}
+
+impl TimerService {
+    /// The timer thread under a schedule (RT-SCHED-1): fires the callback armed for each
+    /// released turn that is the timer thread's, by the current incarnation; returns when the
+    /// schedule ends.
+    fn run_scheduled(&self, gate: &Gate) {
+        let ours = |turn: &Turn| match turn {
+            Turn::Step(step) => matches!(step.actor(), Actor::Work(_)).then(|| turn.clone()),
+            Turn::Answer(_) | Turn::Deliver(_) => Some(turn.clone()),
+            Turn::Tick(_) | Turn::Env(_) => None,
+        };
+        while let Some(turn) = gate.wait_turn(&|| false, ours) {
+            let label = (gate.epoch(), turn);
+            let callback = {
+                let mut s = lock(&self.shared.state);
+                let handle = s.labels.iter().find(|(_, l)| **l == label).map(|(h, _)| *h);
+                handle.and_then(|h| {
+                    s.labels.remove(&h);
+                    s.armed.remove(&h)
+                })
+            };
+            match callback {
+                Some(callback) => {
+                    callback();
+                    gate.finish();
+                }
+                None => gate.fail(format!("the runtime has nothing armed for {:?}", label.1)),
+            }
         }
     }
 }

@@ -134,16 +134,27 @@ pub fn read_file(path: &Path) -> Result<String, ReadError> {
         line,
         message,
     };
-    if path.is_dir() {
-        return Err(error(None, "cannot read file: it is a directory".into()));
-    }
-    let file =
-        std::fs::File::open(path).map_err(|e| error(None, format!("cannot read file: {e}")))?;
-    read_bounded(file).map_err(|e| match e {
+    read_bounded(open_file(path)?).map_err(|e| match e {
         Bounded::Io(e) => error(None, format!("cannot read file: {e}")),
         Bounded::TooLong => error(None, FILE_BYTES.too_long()),
         Bounded::Utf8 { line, byte } => error(Some(line), format!("invalid UTF-8 at byte {byte}")),
     })
+}
+
+/// An input file opened for streaming (recordings, read with [`Lines`]); a directory or an
+/// unreadable file named in the error as [`read_file`] names it.
+pub fn open_file(path: &Path) -> Result<io::BufReader<std::fs::File>, ReadError> {
+    let error = |message: String| ReadError {
+        file: path.display().to_string(),
+        line: None,
+        message,
+    };
+    if path.is_dir() {
+        return Err(error("cannot read file: it is a directory".into()));
+    }
+    std::fs::File::open(path)
+        .map(io::BufReader::new)
+        .map_err(|e| error(format!("cannot read file: {e}")))
 }
 
 impl Limit {

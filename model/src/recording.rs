@@ -22,6 +22,7 @@ use crate::trace::{Observed, Start, TraceEvent, TraceRecord, TRACE_VERSION};
 use k8s_openapi::api::core::v1 as k8s;
 use k8s_openapi::jiff::Timestamp;
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead;
 
 pub use input::HOW_TO_RECORD;
 
@@ -128,18 +129,22 @@ pub struct Import {
     pub skipped: BTreeMap<Skip, usize>,
 }
 
-/// Converts recordings into one trace with the default [`Settings`].
+/// Converts recordings (`(file name, text)`) into one trace with the default [`Settings`].
 pub fn import(files: &[(&str, &str)]) -> Result<Vec<TraceRecord>, RecordingError> {
-    import_with(files, &Settings::default()).map(|i| i.trace)
+    let readers = files.iter().map(|(file, text)| (*file, text.as_bytes()));
+    import_with(readers, &Settings::default()).map(|i| i.trace)
 }
 
-/// Converts recordings (`(file name, text)`; each a kubectl watch recording or an audit log,
-/// told apart per value) into one trace, counting what was skipped.
-pub fn import_with(files: &[(&str, &str)], settings: &Settings) -> Result<Import, RecordingError> {
+/// Converts recordings (`(file name, reader)`; each a kubectl watch recording or an audit log,
+/// told apart per value, read line by line) into one trace, counting what was skipped.
+pub fn import_with<'a, R: BufRead>(
+    files: impl IntoIterator<Item = (&'a str, R)>,
+    settings: &Settings,
+) -> Result<Import, RecordingError> {
     let mut c = Collected::default();
-    for (file, text) in files {
+    for (file, reader) in files {
         let mut watch = kubectl::Watch::default();
-        for value in input::values(file, text) {
+        for value in input::values(file, reader) {
             let (line, value) = value?;
             let err = |message: String| RecordingError {
                 file: file.to_string(),

@@ -2,7 +2,7 @@
 //! server audit logs, specs/import.md) into one trace (specs/trace-format.md), for `taintcheck
 //! conform`. What was skipped is counted per reason on stderr; `--strict` makes a skip that
 //! loses information an error. Exit 2 on a file that cannot be read or a recording that cannot
-//! be parsed.
+//! be parsed. Recordings are streamed line by line (specs/limits.md).
 
 use super::failure::{Failure, Outcome};
 use super::output::{self, out, outln};
@@ -10,6 +10,7 @@ use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use taintcheck_model::limits::open_file;
 use taintcheck_model::recording::{import_with, Settings};
 use taintcheck_model::trace::to_line;
 
@@ -40,15 +41,11 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: &ImportArgs) -> Outcome {
-    let mut texts = Vec::new();
-    for file in &args.files {
-        let text = super::read_input(file)?;
-        texts.push((file.display().to_string(), text));
+    let names: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+    let mut files = Vec::new();
+    for (path, name) in args.files.iter().zip(&names) {
+        files.push((name.as_str(), open_file(path).map_err(Failure::usage)?));
     }
-    let files: Vec<(&str, &str)> = texts
-        .iter()
-        .map(|(f, t)| (f.as_str(), t.as_str()))
-        .collect();
     let mut settings = Settings::default();
     if !args.controller_users.is_empty() {
         settings.controller_users = args.controller_users.iter().cloned().collect();
@@ -61,7 +58,7 @@ pub fn run(args: &ImportArgs) -> Outcome {
         })?;
         settings.end = Some(at);
     }
-    let imported = import_with(&files, &settings).map_err(Failure::input)?;
+    let imported = import_with(files, &settings).map_err(Failure::input)?;
     let lossy: Vec<String> = imported
         .skipped
         .iter()

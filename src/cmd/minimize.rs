@@ -3,30 +3,14 @@
 //! shortest counterexample. Exit 1 when the property holds on the configuration given, 2 on bad
 //! usage. Spec: CHECK-4.
 
-use super::check::ModelArgs;
-use super::failure::{Failure, Outcome};
+use super::args::PropertyArgs;
+use super::failure::Outcome;
 use super::output::outln;
-use clap::Args;
 use std::process::ExitCode;
-use taintcheck_model::check::issue;
 use taintcheck_model::check::minimize::{self, overrides_line, Size};
 
-#[derive(Args, Debug)]
-pub struct MinimizeArgs {
-    /// The violated `always` property: its spec id (`EVICT-1`) or full name.
-    pub property: String,
-    #[command(flatten)]
-    pub model: ModelArgs,
-}
-
-pub fn run(args: &MinimizeArgs) -> Outcome {
-    let info = issue::property(&args.property).ok_or_else(|| {
-        Failure::usage(format!(
-            "PROPERTY: Unsupported value: \"{}\": expected the id or name of an `always` \
-             property (EVICT-1, ...)",
-            args.property
-        ))
-    })?;
+pub fn run(args: &PropertyArgs) -> Outcome {
+    let info = args.info()?;
     let model = args.model.model()?;
     let profile = model.profile;
     let from = model.config.name.clone();

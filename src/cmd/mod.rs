@@ -14,6 +14,7 @@ pub mod merge;
 pub mod minimize;
 pub mod output;
 pub mod profiles;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod validate;

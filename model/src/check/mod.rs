@@ -22,7 +22,8 @@
 //! Running the checker: [`run`] is the one module that starts threads and reads the clock (the
 //! checker's workers and the run's duration); [`shortest`] makes counterexamples and examples
 //! shortest; [`partition`] splits a run into shares that scale out and merges their reports;
-//! [`trace`] turns a path into data, [`itf`] and [`itf_state`] into an ITF trace.
+//! [`trace`] turns a path into data, [`itf`] and [`itf_state`] into an ITF trace, [`replay`]
+//! into a schedule the reference runtime follows.
 //!
 //! Imports go one way: `system` → the operation modules → `state` → `symmetry` → `config`;
 //! `run` and `shortest` sit above `system`.
@@ -43,6 +44,7 @@ pub mod minimize;
 pub mod outcome;
 pub mod partition;
 pub mod properties;
+pub mod replay;
 mod representative;
 pub mod run;
 pub mod shortest;

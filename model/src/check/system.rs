@@ -52,7 +52,8 @@ impl TaintSys {
         }
     }
 
-    fn core_config(&self) -> CoreConfig {
+    /// The core's configuration under this model (what a replay on the runtime runs with).
+    pub fn core_config(&self) -> CoreConfig {
         CoreConfig {
             profile: self.profile,
             workers: self.config.workers,
@@ -76,6 +77,21 @@ impl TaintSys {
     /// The initial state: the configured objects in the API server, already listed into the
     /// caches and handed to the controller (as after `WaitForCacheSync`).
     pub fn initial_state(&self) -> SysState {
+        self.settle(self.listed_state(), &mut Vec::new())
+    }
+
+    /// The state before the initial instant settles (objects listed, nothing delivered) and the
+    /// internal steps that settle it, in order (MODEL-INIT): what a replay on the runtime runs
+    /// before a path.
+    pub fn initial_steps(&self) -> (SysState, Vec<Action>) {
+        let listed = self.listed_state();
+        let mut steps = Vec::new();
+        self.settle(listed.clone(), &mut steps);
+        (listed, steps)
+    }
+
+    /// The configured objects in the API server, listed by both informers, nothing delivered.
+    fn listed_state(&self) -> SysState {
         let mut api = ApiServer::default();
         for n in &self.config.nodes {
             let node = Node {
@@ -124,13 +140,14 @@ impl TaintSys {
         };
         s.history.custom = self.custom.initial(&s);
         informer::relist(&mut s);
-        self.settle(s)
+        s
     }
 
     /// Runs every internal step of the initial instant in the fixed order of `actions` until
     /// quiescence: the run starts from a cluster whose controller has caught up with its
     /// configuration (spec MODEL-INIT). The environment's first chance to act is right after.
-    fn settle(&self, mut s: SysState) -> SysState {
+    /// The steps taken are appended to `taken`.
+    fn settle(&self, mut s: SysState, taken: &mut Vec<Action>) -> SysState {
         let mut actions = Vec::new();
         loop {
             actions.clear();
@@ -146,6 +163,7 @@ impl TaintSys {
                 Some(next) => s = next,
                 None => return s,
             }
+            taken.push(a);
         }
     }
 

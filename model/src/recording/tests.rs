@@ -1,69 +1,100 @@
 use super::*;
 use crate::oracle::{Error, Options, Oracle};
 use crate::profile::Profile;
-use crate::time::Duration;
+use crate::time::{Duration, Time};
 
-const OBJECTS: &str = include_str!("../../../tests/fixtures/recording/objects.json");
-const EVENTS: &str = include_str!("../../../tests/fixtures/recording/events.json");
-
-/// 2026-03-01T10:00:00Z, in ms from the trace's start (09:00:00, the node's first write).
-const TEN: i64 = 3_600_000;
+/// The corpus's node going unreachable, its pod evicted after its 300 s (IMPORT-*), as kubectl
+/// prints each kind.
+const PODS: &str = include_str!("../../../tests/fixtures/recordings/evicted-after-300s/pods.json");
+const NODES: &str =
+    include_str!("../../../tests/fixtures/recordings/evicted-after-300s/nodes.json");
+const EVENTS: &str =
+    include_str!("../../../tests/fixtures/recordings/evicted-after-300s/events.json");
+/// The same cluster with the eviction 129 s after the taint.
+const PREMATURE_EVENTS: &str =
+    include_str!("../../../tests/fixtures/recordings/premature-eviction/events.json");
+const PREMATURE_PODS: &str =
+    include_str!("../../../tests/fixtures/recordings/premature-eviction/pods.json");
 
 fn kinds(trace: &[TraceRecord]) -> Vec<(i64, String)> {
     trace
         .iter()
         .map(|r| {
             let line = serde_json::to_value(r).unwrap();
-            (
-                r.t.millis() - TEN,
-                line["kind"].as_str().unwrap().to_string(),
-            )
+            (r.t.millis(), line["kind"].as_str().unwrap().to_string())
         })
         .collect()
 }
 
+fn recording(pods: &'static str, events: &'static str) -> [(&'static str, &'static str); 3] {
+    [
+        ("pods.json", pods),
+        ("nodes.json", NODES),
+        ("events.json", events),
+    ]
+}
+
 #[test]
 fn watch_output_becomes_a_trace_dated_by_the_objects() {
-    let trace = import(&[("objects.json", OBJECTS), ("events.json", EVENTS)]).unwrap();
+    let trace = import(&recording(PODS, EVENTS)).unwrap();
+    // Offsets from the first line's second, 07:59:55.
     assert_eq!(
         kinds(&trace),
         [
-            (-3_600_000, "header".to_string()),
-            (-3_600_000, "node_added".to_string()),
-            (-1_800_000, "pod_added".to_string()),
-            // The taint's timeAdded; the kubelet's heartbeat before it changed nothing.
-            (2_000, "node_modified".to_string()),
-            // deletionTimestamp 10:05:32 minus the 30 s grace period.
-            (302_000, "pod_modified".to_string()),
-            // The event's second, rounded up to its end; the node event is not the taint
+            (0, "header".to_string()),
+            (0, "node_added".to_string()),
+            (0, "node_added".to_string()),
+            (0, "pod_added".to_string()),
+            // 08:00:40, the unreachable taints' timeAdded.
+            (45_000, "node_modified".to_string()),
+            // 08:05:40: the DisruptionTarget condition, dated by its own status write.
+            (345_000, "pod_modified".to_string()),
+            // deletionTimestamp 08:06:10 minus the 30 s grace period.
+            (345_000, "pod_modified".to_string()),
+            // The event's second, rounded up to its end; the node's event is not the taint
             // manager's.
-            (302_999, "event".to_string()),
+            (345_999, "event".to_string()),
         ]
     );
-    let TraceEvent::Header { observed, .. } = &trace[0].event else {
+    let TraceEvent::Header {
+        observed,
+        start,
+        end,
+        ..
+    } = &trace[0].event
+    else {
         panic!("header first")
     };
     assert_eq!(observed.as_deref(), Some(&[Observed::Events][..]));
-    let TraceEvent::PodModified { terminating, .. } = &trace[4].event else {
-        panic!("{:?}", trace[4])
+    assert_eq!(
+        start.as_ref().map(|s| s.0.to_string()).as_deref(),
+        Some("2025-11-25T07:59:55Z")
+    );
+    assert_eq!(*end, Some(Time(345_999)));
+    let TraceEvent::PodModified {
+        terminating,
+        disruption_target,
+        ..
+    } = &trace[6].event
+    else {
+        panic!("{:?}", trace[6])
     };
-    assert!(terminating);
+    assert!(*terminating && *disruption_target);
 }
 
 #[test]
 fn an_imported_recording_is_checked_by_the_oracle() {
     let options = Options::new(Profile::latest(), Duration(2_000));
-    let trace = import(&[("objects.json", OBJECTS), ("events.json", EVENTS)]).unwrap();
+    let trace = import(&recording(PODS, EVENTS)).unwrap();
     Oracle::check(options, &trace, None).unwrap();
 
-    let early = EVENTS.replace("10:05:02Z", "10:00:12Z");
-    let trace = import(&[("objects.json", OBJECTS), ("events.json", &early)]).unwrap();
+    let trace = import(&recording(PREMATURE_PODS, PREMATURE_EVENTS)).unwrap();
     match Oracle::check(options, &trace, None) {
         Err(Error::Violation(v)) => assert_eq!(
             v.message,
-            "default/web-0 marked for deletion at 2026-03-01T10:00:12.999Z, 10.999 s after \
+            "default/web-0 marked for deletion at 2025-11-25T08:02:48.999Z, 128.999 s after \
              node.kubernetes.io/unreachable appeared, but it tolerates \
-             node.kubernetes.io/unreachable for 300 s from 2026-03-01T10:00:02Z, when the taint \
+             node.kubernetes.io/unreachable for 300 s from 2025-11-25T08:00:40Z, when the taint \
              was first observable"
         ),
         other => panic!("{other:?}"),
