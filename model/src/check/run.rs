@@ -7,6 +7,7 @@
 //! as a library, and the `taintcheck` CLI is only a binary.
 
 use super::properties::PROPERTIES;
+use super::reduction::Reduction;
 use super::shortest;
 use super::system::TaintSys;
 use super::trace::Trace;
@@ -61,6 +62,8 @@ pub struct RunOptions {
     /// Symmetry reduction over interchangeable pods (spec MODEL-SYM). stateright honours it in
     /// DFS and simulation only; [`RunOptions::check`] refuses it with BFS.
     pub symmetry: bool,
+    /// Partial-order reduction (spec MODEL-POR); on by default, in every strategy.
+    pub reduction: Reduction,
 }
 
 impl RunOptions {
@@ -85,6 +88,7 @@ impl Default for RunOptions {
             target_states: None,
             seed: 0,
             symmetry: false,
+            reduction: Reduction::Por,
         }
     }
 }
@@ -180,6 +184,8 @@ pub struct Report {
     pub strategy: &'static str,
     /// Whether symmetry reduction was on.
     pub symmetry: bool,
+    /// The partial-order reduction (`none`, `por`).
+    pub reduction: &'static str,
     /// States generated.
     pub states: usize,
     /// Distinct states (representatives, with symmetry).
@@ -222,6 +228,10 @@ pub fn run(
     opts: &RunOptions,
     mut progress: impl FnMut(usize, usize, usize) + Send,
 ) -> Report {
+    let model = TaintSys {
+        reduction: opts.reduction,
+        ..model
+    };
     let profile = model.profile.name;
     let config = model.config.name.clone();
     let start = Instant::now();
@@ -275,7 +285,8 @@ pub fn run(
         .map(|p| p.name)
         .collect();
     match opts.strategy {
-        Strategy::Bfs => discoveries.extend(shortest::discoveries(&model, &found)),
+        // Shortest in the model as specified: the pass explores without reduction.
+        Strategy::Bfs => discoveries.extend(shortest::discoveries(&model.unreduced(), &found)),
         Strategy::Dfs | Strategy::Simulation => {
             for name in &found {
                 if let Some(path) = discoveries.remove(name) {
@@ -307,6 +318,7 @@ pub fn run(
         config,
         strategy: opts.strategy.name(),
         symmetry: opts.symmetry,
+        reduction: opts.reduction.name(),
         states: checker.state_count(),
         unique_states: checker.unique_state_count(),
         max_depth: checker.max_depth(),
