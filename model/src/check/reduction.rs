@@ -2,7 +2,7 @@
 //! next move is invisible to every property and independent of everything else that can
 //! happen before it, explore that move alone.
 //!
-//! Which actions may be ample is decided per kind ([`role`], [`env_role`]: matches without a
+//! Which actions may be ample is decided per kind ([`role`], [`reach`]: matches without a
 //! wildcard, so an action added later must be classified here to compile). The conditions a
 //! state must meet are [`node_dispatch_ample`] and [`pod_dispatch_ample`]; the argument that
 //! they give the four ample-set conditions is in specs/spec.md, "Partial-order reduction".
@@ -10,7 +10,8 @@
 use super::action::{Action, EnvOp};
 use super::state::{Delta, SysState};
 use super::system::TaintSys;
-use crate::core::{shard_of, Step, WorkPhase, Worker};
+use crate::api::{NodeName, PodKey};
+use crate::core::{shard_of, NodePhase, PodItem, Step, WorkPhase, Worker};
 use stateright::Model;
 
 /// Whether a run explores every interleaving or one representative per class of
@@ -75,39 +76,51 @@ fn role(a: &Action) -> Role {
     }
 }
 
-/// Whether an environment operation can feed the controller's queues or reset it: every one
-/// but the fault, which only arms the API server's next answer (read by `ApiRespond`, never
-/// by a dispatcher). Every operation is listed: a new one must be classified.
-fn env_role(op: &EnvOp) -> bool {
+/// What an environment operation can reach: the controller learns of it only through the
+/// watch events it queues (or, for a restart, everything). Every operation is listed: a new
+/// one must be classified.
+enum Reach<'a> {
+    /// Nothing a dispatcher reads (the fault arms the API server's next answer only).
+    Nothing,
+    /// Events of this node.
+    Node(&'a NodeName),
+    /// Events of this pod (by key).
+    Pod(&'a PodKey),
+    /// The whole controller.
+    Everything,
+}
+
+fn reach(op: &EnvOp) -> Reach<'_> {
     match op {
-        EnvOp::FailNextCall => false,
-        EnvOp::AddTaint { .. }
-        | EnvOp::RemoveTaint { .. }
-        | EnvOp::AppendToleration { .. }
-        | EnvOp::SetSeconds { .. }
-        | EnvOp::DeletePod { .. }
-        | EnvOp::RecreatePod { .. }
-        | EnvOp::BindPod { .. }
-        | EnvOp::DeleteNode { .. }
-        | EnvOp::Restart => true,
+        EnvOp::FailNextCall => Reach::Nothing,
+        EnvOp::AddTaint { node, .. }
+        | EnvOp::RemoveTaint { node, .. }
+        | EnvOp::DeleteNode { node } => Reach::Node(node),
+        EnvOp::AppendToleration { pod, .. }
+        | EnvOp::SetSeconds { pod, .. }
+        | EnvOp::DeletePod { pod }
+        | EnvOp::RecreatePod { pod, .. }
+        | EnvOp::BindPod { pod, .. } => Reach::Pod(pod),
+        EnvOp::Restart => Reach::Everything,
     }
 }
 
 /// The index in `actions` (all the actions enabled in `s`) of an ample action, if `s` has one.
+///
+/// The environment's operations enabled now are the only ones that can run before the ample
+/// move: they are enabled by budget, grid instant and API objects, and until the move the
+/// clock stays put (the state is not quiescent), the budget only shrinks and internal steps
+/// only delete pods or patch their status.
 pub(super) fn ample(model: &TaintSys, s: &SysState, actions: &[Action]) -> Option<usize> {
-    // The environment's cluster changes are enabled by budget, grid instant and API objects;
-    // internal steps only spend none, freeze the clock and delete pods, so none that is not
-    // enabled now can become enabled before the ample move.
-    let quiet_environment = actions.iter().all(|a| match a {
-        Action::Env(op) => !env_role(op),
-        _ => true,
-    });
-    if !quiet_environment {
-        return None;
-    }
+    let env = || {
+        actions.iter().filter_map(|a| match a {
+            Action::Env(op) => Some(reach(op)),
+            _ => None,
+        })
+    };
     let candidate = actions.iter().position(|a| match role(a) {
-        Role::NodeDispatch => node_dispatch_ample(s),
-        Role::PodDispatch => pod_dispatch_ample(s),
+        Role::NodeDispatch => node_dispatch_ample(s, env()),
+        Role::PodDispatch => pod_dispatch_ample(s, env()),
         Role::Full => false,
     })?;
     invisible(model, s, &actions[candidate]).then_some(candidate)
@@ -125,11 +138,12 @@ fn invisible(model: &TaintSys, s: &SysState, a: &Action) -> bool {
 }
 
 /// The node dispatcher's move is ample: it moves the node queue's head `x` into a channel with
-/// room (so it never holds, and room only grows), no node event for `x` is in flight (so no
-/// `Add(x)` can precede it), and no pod item can reach any worker before it (a draining worker
-/// chooses between its pod and the node channel: the move would change that choice). The last
-/// holds when the controller has nothing else to do but wait for timers that are not due.
-pub(super) fn node_dispatch_ample(s: &SysState) -> bool {
+/// room (so it never holds, and room only grows), no event for `x` is in flight or can be
+/// caused (so no `Add(x)` can precede it), and no pod item can reach any worker before it (a
+/// draining worker chooses between its pod and the node channel: the move would change that
+/// choice). The last holds when no worker is busy, no pod item or pod event exists, the
+/// environment can cause none, and every work waits for a timer that is not due.
+fn node_dispatch_ample<'a>(s: &SysState, mut env: impl Iterator<Item = Reach<'a>>) -> bool {
     let c = &*s.ctrl;
     let (held, _) = c.held();
     if held.is_some() {
@@ -149,15 +163,15 @@ pub(super) fn node_dispatch_ample(s: &SysState) -> bool {
         Delta::Upsert(n) => n.node.name == *x,
         Delta::Delete(n) => n == x,
     });
-    room && !in_flight && no_pod_item_can_appear(s) && c.shards().all_idle()
-}
-
-/// No pod item exists or can come to exist before the next dispatcher move: none queued, held
-/// or in flight from the pod informer, and no pod event can be caused (no request pending, no
-/// work past its timer, no timer due; nothing in the shards is checked here).
-fn no_pod_item_can_appear(s: &SysState) -> bool {
-    let c = &*s.ctrl;
-    c.held().1.is_none()
+    let env_reaches = env.any(|r| match r {
+        Reach::Nothing => false,
+        Reach::Node(n) => n == x,
+        Reach::Pod(_) | Reach::Everything => true,
+    });
+    room && !in_flight
+        && !env_reaches
+        && c.shards().all_idle()
+        && c.held().1.is_none()
         && c.pod_queue().is_empty()
         && s.pods.pending.is_empty()
         && works_wait(s, |_| true)
@@ -165,7 +179,7 @@ fn no_pod_item_can_appear(s: &SysState) -> bool {
 
 /// Every work whose pod `which` selects waits for a timer that is not due: it cannot start,
 /// send a request or fire before the clock moves.
-fn works_wait(s: &SysState, which: impl Fn(&crate::api::PodKey) -> bool) -> bool {
+fn works_wait(s: &SysState, which: impl Fn(&PodKey) -> bool) -> bool {
     s.ctrl
         .timed_queue()
         .works()
@@ -175,53 +189,77 @@ fn works_wait(s: &SysState, which: impl Fn(&crate::api::PodKey) -> bool) -> bool
             WorkPhase::Armed | WorkPhase::Backoff { .. } => {
                 w.timer_due().is_some_and(|due| due > s.now)
             }
-            WorkPhase::Spawned | WorkPhase::Requesting { .. } | WorkPhase::Finished { .. } => {
-                false
-            }
+            WorkPhase::Spawned | WorkPhase::Requesting { .. } | WorkPhase::Finished { .. } => false,
         })
 }
 
-/// The pod dispatcher's move is ample: it moves the pod queue's head `i` into a channel with
-/// room, or the item it holds into its channel (which now has room), and when it takes from
-/// the queue no `Add(i)` can precede it: no event for `i`'s pod in flight, no other item for
-/// that pod anywhere, no node item anywhere or in flight (processing one may evict the pod),
-/// and every work for that pod waits for a timer that is not due.
-pub(super) fn pod_dispatch_ample(s: &SysState) -> bool {
+/// The pod dispatcher's move is ample: it moves the item it holds into its channel (which now
+/// has room), or the pod queue's head `i` into a channel with room, and then no `Add(i)` can
+/// precede it. An add of `i` needs an event for its pod `k`: from the environment, or from the
+/// API server deleting or patching `k`, which needs a request of a work for `k`, which needs
+/// `k` handled by a worker. So: no event for `k` in flight and none the environment can cause,
+/// no other item for `k` anywhere, every work for `k` waiting for a timer that is not due, and
+/// no node item, node event or environment operation for a node `k` is (or is cached, or is
+/// queued as) bound to, and no worker holding `k` in its listed pods.
+fn pod_dispatch_ample<'a>(s: &SysState, mut env: impl Iterator<Item = Reach<'a>>) -> bool {
     let c = &*s.ctrl;
-    let (_, held) = c.held();
+    let (held_node, held) = c.held();
     if held.is_some() {
         // Enabled only with room; moving the held item commutes with every queue add (the item
-        // is being processed: an add only marks it dirty) and with every channel receive.
-        return true;
+        // is being processed: an add only marks it dirty) and with every channel receive. Only
+        // a restart resets the dispatcher.
+        return !env.any(|r| matches!(r, Reach::Everything));
     }
     let mut queued = c.pod_queue().queued();
     let Some(i) = queued.next() else {
         return false;
     };
+    let k = &i.key;
     let channel = shard_of(i.node_str(), c.shards().len());
     let room = c
         .shards()
         .get(channel)
         .is_some_and(|sh| sh.pods.len() < c.config().pod_channel_capacity);
-    let same_pod = |p: &crate::core::PodItem| p.key == i.key;
+    // The nodes whose handling lists `k`: its item's, its cached object's, its API object's.
+    let cached = s.pods.cache.get(k).and_then(|p| p.pod.node_name.as_ref());
+    let api = s.api.pods.get(k).and_then(|p| p.pod.node_name.as_ref());
+    let hosts =
+        |n: &NodeName| i.node_name.as_ref() == Some(n) || cached == Some(n) || api == Some(n);
+    let same_pod = |p: &PodItem| p.key == *k;
     let in_flight = s.pods.pending.iter().any(|d| match d {
-        Delta::Upsert(p) => p.pod.key == i.key,
-        Delta::Delete(k) => *k == i.key,
+        Delta::Upsert(p) => p.pod.key == *k,
+        Delta::Delete(key) => key == k,
+    });
+    let env_reaches = env.any(|r| match r {
+        Reach::Nothing => false,
+        Reach::Node(n) => hosts(n),
+        Reach::Pod(p) => p == k,
+        Reach::Everything => true,
     });
     let elsewhere = queued.any(same_pod)
         || c.shards().busy().any(|(_, sh)| {
             sh.pods.iter().any(same_pod)
+                || sh.nodes.iter().any(hosts)
                 || match &sh.worker {
                     Worker::Idle => false,
                     Worker::Draining { pod } => same_pod(pod),
-                    Worker::Node { .. } => true,
+                    Worker::Node { node, phase, then } => {
+                        hosts(node)
+                            || then.as_ref().is_some_and(same_pod)
+                            || match phase {
+                                NodePhase::Updated { .. } => false,
+                                NodePhase::Pods { pods, .. } => pods.iter().any(|p| p.key == *k),
+                            }
+                    }
                 }
         });
-    let node_items = c.held().0.is_some()
-        || !c.node_queue().is_empty()
-        || !s.nodes.pending.is_empty()
-        || c.shards().busy().any(|(_, sh)| !sh.nodes.is_empty());
-    room && !in_flight && !elsewhere && !node_items && works_wait(s, |k| *k == i.key)
+    let node_items = held_node.is_some_and(hosts)
+        || c.node_queue().queued().any(hosts)
+        || s.nodes.pending.iter().any(|d| match d {
+            Delta::Upsert(n) => hosts(&n.node.name),
+            Delta::Delete(n) => hosts(n),
+        });
+    room && !in_flight && !env_reaches && !elsewhere && !node_items && works_wait(s, |p| p == k)
 }
 
 /// Keeps only the ample action of `actions` if `s` has one.
@@ -275,9 +313,32 @@ mod tests {
         out
     }
 
+    /// C1 on the paths of the full model from `s` that do not take `a`, up to `depth` steps:
+    /// `a` stays enabled, and each action taken commutes with it (both orders reach the same
+    /// state, each enabled after the other).
+    fn independent_along_paths(model: &TaintSys, s: &SysState, a: &Action, depth: usize) {
+        let t = model.next_state(s, a.clone()).expect("ample is enabled");
+        let actions = enabled(model, s);
+        assert!(actions.contains(a), "{a:?} disabled");
+        if depth == 0 {
+            return;
+        }
+        for b in actions.iter().filter(|b| *b != a) {
+            let u = model.next_state(s, b.clone()).expect("enabled");
+            assert!(enabled(model, &t).contains(b), "{b:?} disabled by {a:?}");
+            let ab = model.next_state(&t, b.clone()).expect("enabled");
+            let ba = model.next_state(&u, a.clone());
+            assert!(
+                ba.as_ref() == Some(&ab),
+                "{a:?} and {b:?} do not commute in {s:?}"
+            );
+            independent_along_paths(model, &u, a, depth - 1);
+        }
+    }
+
     /// MODEL-POR: on sampled reachable states of every built-in configuration and profile,
-    /// each ample move commutes with every other enabled action (each stays enabled after the
-    /// other and both orders reach the same state) and changes no property's value.
+    /// each ample move changes no property's value and commutes with every action of every
+    /// path of up to three steps that does not take it (C1, bounded).
     #[test]
     fn ample_moves_commute_and_are_invisible() {
         let mut ample_states = 0;
@@ -296,18 +357,15 @@ mod tests {
                     for p in model.properties() {
                         assert_eq!((p.condition)(&model, s), (p.condition)(&model, &t));
                     }
-                    for b in actions.iter().filter(|b| *b != a) {
-                        let u = model.next_state(s, b.clone()).expect("enabled");
-                        assert!(enabled(&model, &u).contains(a), "{a:?} disabled by {b:?}");
-                        assert!(enabled(&model, &t).contains(b), "{b:?} disabled by {a:?}");
-                        let ab = model.next_state(&t, b.clone()).expect("enabled");
-                        let ba = model.next_state(&u, a.clone()).expect("enabled");
-                        assert!(ab == ba, "{}: {a:?} and {b:?} do not commute", profile.name);
-                    }
+                    independent_along_paths(&model, s, a, 3);
                 }
             }
         }
-        assert!(ample_states > 100, "only {ample_states} states had an ample move");
+        println!("{ample_states} sampled states with an ample move");
+        assert!(
+            ample_states > 100,
+            "only {ample_states} states had an ample move"
+        );
     }
 
     /// MODEL-POR: the same verdicts with and without the reduction, fewer states with it, and

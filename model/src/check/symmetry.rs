@@ -51,7 +51,11 @@ impl Symmetry {
             let pods: Vec<PodKey> = uids.keys().cloned().collect();
             return Symmetry(Arc::new(Group {
                 free: true,
-                classes: if pods.len() > 1 { vec![pods] } else { Vec::new() },
+                classes: if pods.len() > 1 {
+                    vec![pods]
+                } else {
+                    Vec::new()
+                },
                 nodes: if config.workers == 1 && nodes.len() > 1 {
                     nodes.to_vec()
                 } else {
