@@ -128,7 +128,13 @@ memory=$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
     + "| Run | States | Unique | Depth | Seconds | Unique states/s |\n|---|---|---|---|---|---|\n"
     + ([.rows[] | "| \(.label) | \(.states | th) | \(.unique_states | th) | \(.max_depth) | "
         + "\(.seconds | r(3)) | \(.unique_states_per_second | th) |"] | join("\n"))
-    + "\n\nTwo threads run BFS on `default` \(.two_thread_speedup | r(2))× as fast as one. "
+    + "\n| stateright two-phase commit, \(.two_phase.rms) managers, dfs, 1 thread | | "
+    + "\(.two_phase.unique_states | th) | | \(.two_phase.seconds | r(3)) | "
+    + "\(.two_phase.unique_states_per_second | th) |"
+    + "\n\nPer unique state, `default` (DFS, one thread, no reduction) runs "
+    + "\(.rate_vs_two_phase | r(2))× as fast as stateright's two-phase commit example. "
+    + "Partial-order reduction on `default` (DFS): \(.por_unique_state_ratio | r(2))× fewer unique states. "
+    + "Two threads run BFS on `default` \(.two_thread_speedup | r(2))× as fast as one. "
     + ([.symmetry[] | "Symmetry on `\(.config)`: \(.unique_state_ratio | r(2))× fewer"
         + " unique states in \(.time_ratio | r(2))× the time."] | join(" "))' \
     "$work/model.json"

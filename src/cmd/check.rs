@@ -14,6 +14,7 @@ use taintcheck_model::check::config::{
 use taintcheck_model::check::expectation::Expectation;
 use taintcheck_model::check::itf_state;
 use taintcheck_model::check::partition::{self, Partition};
+use taintcheck_model::check::reduction::Reduction;
 use taintcheck_model::check::run::{self, Report, RunOptions, Status, Strategy};
 use taintcheck_model::check::TaintSys;
 use taintcheck_model::limits;
@@ -186,6 +187,10 @@ pub struct CheckArgs {
     /// `--json` reports into the whole run's verdicts (docs/scale-out.md).
     #[arg(long, value_name = "I/N", value_parser = Partition::parse)]
     pub partition: Option<Partition>,
+    /// Partial-order reduction: por (explore an invisible, independent dispatcher move alone
+    /// where there is one; the same verdicts) or none (every interleaving).
+    #[arg(long, default_value = "por", value_parser = reduction_parser())]
+    pub reduction: Reduction,
     /// Print the report as JSON (steps as fields, examples of `sometimes` properties included).
     #[arg(long)]
     pub json: bool,
@@ -227,6 +232,11 @@ fn target_states_parser() -> impl TypedValueParser<Value = usize> {
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
+fn reduction_parser() -> impl TypedValueParser<Value = Reduction> {
+    PossibleValuesParser::new(["none", "por"])
+        .map(|s| Reduction::parse(&s).expect("every possible value names a reduction"))
+}
+
 fn strategy_parser() -> impl TypedValueParser<Value = Strategy> {
     PossibleValuesParser::new(["bfs", "dfs", "simulation"])
         .map(|s| Strategy::parse(&s).expect("every possible value names a strategy"))
@@ -252,6 +262,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         target_states: args.target_states,
         seed: args.seed,
         symmetry: args.symmetry,
+        reduction: args.reduction,
     };
     opts.check_for(&model).map_err(Failure::Usage)?;
     let tty = std::io::stderr().is_terminal();

@@ -8,6 +8,7 @@
 
 use super::action::Action;
 use super::partition::PartitionInfo;
+use super::reduction::Reduction;
 use super::shortest;
 use super::state::SysState;
 use super::system::TaintSys;
@@ -64,6 +65,8 @@ pub struct RunOptions {
     /// Symmetry reduction over interchangeable pods (spec MODEL-SYM). stateright honours it in
     /// DFS and simulation only; [`RunOptions::check`] refuses it with BFS.
     pub symmetry: bool,
+    /// Partial-order reduction (spec MODEL-POR); on by default, in every strategy.
+    pub reduction: Reduction,
 }
 
 impl RunOptions {
@@ -102,6 +105,7 @@ impl Default for RunOptions {
             target_states: None,
             seed: 0,
             symmetry: false,
+            reduction: Reduction::Por,
         }
     }
 }
@@ -201,6 +205,8 @@ pub struct Report {
     /// The share of the state space explored (`check --partition I/N`); absent for a whole run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<PartitionInfo>,
+    /// The partial-order reduction (`none`, `por`).
+    pub reduction: &'static str,
     /// States generated.
     pub states: usize,
     /// Distinct states (representatives, with symmetry).
@@ -244,6 +250,10 @@ pub fn run(
     opts: &RunOptions,
     progress: impl FnMut(usize, usize, usize) + Send,
 ) -> Report {
+    let model = TaintSys {
+        reduction: opts.reduction,
+        ..model
+    };
     let explored = explore(model.clone(), opts, progress);
     report(&model, opts, explored, None)
 }
@@ -343,7 +353,8 @@ pub(super) fn report(
         .map(|p| p.name)
         .collect();
     match opts.strategy {
-        Strategy::Bfs => discoveries.extend(shortest::discoveries(model, &found)),
+        // Shortest in the model as specified: the pass explores without reduction.
+        Strategy::Bfs => discoveries.extend(shortest::discoveries(&model.unreduced(), &found)),
         Strategy::Dfs | Strategy::Simulation => {
             for name in &found {
                 if let Some(path) = discoveries.remove(name) {
@@ -372,6 +383,7 @@ pub(super) fn report(
         config: model.config.name.clone(),
         strategy: opts.strategy.name(),
         symmetry: opts.symmetry,
+        reduction: model.reduction.name(),
         partition,
         states: explored.states,
         unique_states: explored.unique_states,

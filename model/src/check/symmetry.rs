@@ -20,20 +20,24 @@ use std::sync::Arc;
 
 /// What may be renamed in a run, carried in every state because stateright's representative
 /// function sees only the state. Equal and hashed as nothing: it is the same in every state of
-/// a run.
+/// a run. One pointer, so that copying a state counts one reference.
 #[derive(Clone, Default)]
-pub struct Symmetry {
+pub struct Symmetry(Arc<Group>);
+
+/// The renamings of a run.
+#[derive(Default)]
+struct Group {
     /// Names fix no order (no `restart`, no `recreate_pod`): every pod is interchangeable,
     /// whatever its configuration (the environment's operations are global).
     free: bool,
     /// When `free`, the pods (sorted); else the classes of identically configured pods (same
     /// node and tolerations, each sorted, of two or more), of which only gone ones move.
-    classes: Arc<[Vec<PodKey>]>,
+    classes: Vec<Vec<PodKey>>,
     /// The nodes, when `free` with one worker (sorted); else none.
-    nodes: Arc<[NodeName]>,
+    nodes: Vec<NodeName>,
     /// The one UID of each pod: without `recreate_pod` a pod never gets another, so a renaming
     /// of pods is also one of UIDs.
-    uids: Arc<BTreeMap<PodKey, Uid>>,
+    uids: BTreeMap<PodKey, Uid>,
 }
 
 impl Symmetry {
@@ -43,23 +47,22 @@ impl Symmetry {
         if config.operations.contains(&OpKind::RecreatePod) {
             return Symmetry::default();
         }
-        let uids = Arc::new(uids);
         if !config.operations.contains(&OpKind::Restart) {
             let pods: Vec<PodKey> = uids.keys().cloned().collect();
-            return Symmetry {
+            return Symmetry(Arc::new(Group {
                 free: true,
                 classes: if pods.len() > 1 {
-                    vec![pods].into()
+                    vec![pods]
                 } else {
-                    Arc::new([])
+                    Vec::new()
                 },
                 nodes: if config.workers == 1 && nodes.len() > 1 {
-                    nodes.into()
+                    nodes.to_vec()
                 } else {
-                    Arc::new([])
+                    Vec::new()
                 },
                 uids,
-            };
+            }));
         }
         let mut classes: Vec<Vec<PodKey>> = Vec::new();
         for (i, p) in config.pods.iter().enumerate() {
@@ -77,27 +80,27 @@ impl Symmetry {
                 classes.push(class);
             }
         }
-        Symmetry {
+        Symmetry(Arc::new(Group {
             free: false,
-            classes: classes.into(),
-            nodes: Arc::new([]),
+            classes,
+            nodes: Vec::new(),
             uids,
-        }
+        }))
     }
 
     /// Names fix no order: every pod, and with one worker every node, may be renamed.
     pub fn is_free(&self) -> bool {
-        self.free
+        self.0.free
     }
 
     /// The sets of pods that may be permuted among themselves.
     pub fn classes(&self) -> &[Vec<PodKey>] {
-        &self.classes
+        &self.0.classes
     }
 
     /// The nodes that may be permuted among themselves.
     pub fn nodes(&self) -> &[NodeName] {
-        &self.nodes
+        &self.0.nodes
     }
 }
 
@@ -116,11 +119,11 @@ impl Hash for Symmetry {
 impl fmt::Debug for Symmetry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<Vec<&str>> = self
-            .classes
+            .classes()
             .iter()
             .map(|c| c.iter().map(|k| &*k.name).collect())
             .collect();
-        write!(f, "pods {names:?}, nodes {:?}", self.nodes)
+        write!(f, "pods {names:?}, nodes {:?}", self.nodes())
     }
 }
 
@@ -143,7 +146,8 @@ impl Permutation {
         let uids = pods
             .iter()
             .filter_map(|(a, b)| {
-                Some((symmetry.uids.get(a)?.clone(), symmetry.uids.get(b)?.clone()))
+                let uids = &symmetry.0.uids;
+                Some((uids.get(a)?.clone(), uids.get(b)?.clone()))
             })
             .collect();
         Permutation {

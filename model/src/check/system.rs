@@ -18,6 +18,7 @@ use super::judge;
 use super::outcome::{Notes, Outcome};
 use super::properties::custom::Custom;
 use super::properties::{self, Flag, PropertyInfo, Witness, PROPERTIES};
+use super::reduction::{self, Reduction};
 use super::state::{ApiNode, ApiPod, ApiServer, EnvState, History, Informer, SysState};
 use super::symmetry::Symmetry;
 use crate::api::{Node, Pod};
@@ -39,6 +40,9 @@ pub struct TaintSys {
     pub focus: Option<&'static str>,
     /// The user-defined properties, after the built-ins (spec PROP-1).
     pub custom: Custom,
+    /// Whether `actions` lists every enabled action or an ample one alone (spec MODEL-POR).
+    /// [`TaintSys::new`] gives the full model; runs choose ([`super::run::RunOptions`]).
+    pub reduction: Reduction,
 }
 
 impl TaintSys {
@@ -49,6 +53,15 @@ impl TaintSys {
             custom: Custom::declared(&config.properties),
             config,
             focus: None,
+            reduction: Reduction::None,
+        }
+    }
+
+    /// The same model without reduction: every enabled action in every state.
+    pub fn unreduced(&self) -> TaintSys {
+        TaintSys {
+            reduction: Reduction::None,
+            ..self.clone()
         }
     }
 
@@ -151,7 +164,7 @@ impl TaintSys {
         let mut actions = Vec::new();
         loop {
             actions.clear();
-            self.actions(&s, &mut actions);
+            self.enabled(&s, &mut actions);
             let Some(a) = actions
                 .iter()
                 .find(|a| !matches!(a, Action::Env(_) | Action::Tick(_)))
@@ -238,6 +251,29 @@ impl TaintSys {
         self.custom.observe(&mut next, s, action, &out.effects);
         Some(next)
     }
+
+    /// Every action enabled in `s`, in a fixed order: informers, the core's steps, the API
+    /// server's answers, the environment, the clock.
+    pub fn enabled(&self, s: &SysState, actions: &mut Vec<Action>) {
+        if !s.nodes.pending.is_empty() {
+            actions.push(Action::InformerDeliverNode);
+        }
+        if !s.pods.pending.is_empty() {
+            actions.push(Action::InformerDeliverPod);
+        }
+        if s.nodes.unsynced == 0 && s.pods.unsynced == 0 {
+            s.ctrl.enabled_steps(s.now, actions);
+            for r in s.ctrl.pending_requests() {
+                actions.push(Action::ApiRespond(r.id));
+            }
+        }
+        self.environment().enabled(s, actions);
+        if s.quiescent() {
+            if let Some(t) = self.next_instant(s) {
+                actions.push(Action::Tick(t));
+            }
+        }
+    }
 }
 
 /// The controller, its view of the informer caches and the clock: disjoint parts of `s`, so the
@@ -262,23 +298,10 @@ impl Model for TaintSys {
     }
 
     fn actions(&self, s: &SysState, actions: &mut Vec<Action>) {
-        if !s.nodes.pending.is_empty() {
-            actions.push(Action::InformerDeliverNode);
-        }
-        if !s.pods.pending.is_empty() {
-            actions.push(Action::InformerDeliverPod);
-        }
-        if s.nodes.unsynced == 0 && s.pods.unsynced == 0 {
-            s.ctrl.enabled_steps(s.now, actions);
-            for r in s.ctrl.pending_requests() {
-                actions.push(Action::ApiRespond(r.id));
-            }
-        }
-        self.environment().enabled(s, actions);
-        if s.quiescent() {
-            if let Some(t) = self.next_instant(s) {
-                actions.push(Action::Tick(t));
-            }
+        self.enabled(s, actions);
+        match self.reduction {
+            Reduction::None => {}
+            Reduction::Por => reduction::reduce(self, s, actions),
         }
     }
 

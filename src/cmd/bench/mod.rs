@@ -2,8 +2,8 @@
 //! carries every figure the text shows and the parameters of the run (`scripts/benchmarks.sh`
 //! reads it to write `docs/benchmarks.md`). Measurements, not tests.
 //!
-//! - `bench model` (`model.rs`): the model checker's states per second and the symmetry
-//!   reduction.
+//! - `bench model` (`model.rs`): the model checker's states per second against stateright's
+//!   two-phase commit example (`two_phase.rs`), and the two reductions.
 //! - `bench runtime` (`runtime.rs`): the reference runtime under an eviction storm (virtual
 //!   clock) and its eviction lateness at a steady rate (real clock).
 //! - `bench oracle` (`oracle.rs`): how fast the oracle checks a long trace of the reference
@@ -13,6 +13,7 @@ mod model;
 mod oracle;
 mod runtime;
 mod scale;
+mod two_phase;
 
 use crate::cmd::output::outln;
 use clap::{Args, Subcommand};

@@ -1,13 +1,18 @@
-//! `taintcheck bench model`: the model checker's speed (spec CHECK-1) and the symmetry
-//! reduction (MODEL-SYM), each run measured in one process so the ratios compare like with like.
+//! `taintcheck bench model`: the model checker's speed (spec CHECK-1), against stateright's
+//! two-phase commit example at a matched size, and the partial-order (MODEL-POR) and symmetry
+//! (MODEL-SYM) reductions, each run measured in one process so the ratios compare like with like.
 
 use super::emit;
+use super::two_phase::TwoPhase;
 use crate::cmd::args::ProfileArg;
 use crate::cmd::output::outln;
 use clap::Args;
 use serde::Serialize;
+use stateright::{Checker, Model};
 use std::process::ExitCode;
+use std::time::Instant;
 use taintcheck_model::check::config::CheckConfig;
+use taintcheck_model::check::reduction::Reduction;
 use taintcheck_model::check::run::{run, RunOptions, Strategy};
 use taintcheck_model::check::TaintSys;
 
@@ -18,6 +23,10 @@ pub struct ModelBench {
     /// Operation budget of the `three-pods` symmetry runs (its own 2 takes minutes).
     #[arg(long, default_value_t = 1)]
     symmetry_budget: u8,
+    /// Resource managers of the two-phase commit reference (6: about the unreduced `default`'s
+    /// unique states).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u8).range(1..=12))]
+    rms: u8,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -31,7 +40,23 @@ struct ModelResult {
     rows: Vec<Row>,
     /// The one-thread BFS time over the two-thread one.
     two_thread_speedup: f64,
-    symmetry: Vec<Reduction>,
+    /// Stateright's two-phase commit example, DFS, one thread.
+    two_phase: TwoPhaseRow,
+    /// Unique states per second of `default` (DFS, one thread, no reduction) over the
+    /// two-phase commit's: the per-state cost against stateright's own example.
+    rate_vs_two_phase: f64,
+    /// `default`'s DFS unique states without reduction over those with `por`.
+    por_unique_state_ratio: f64,
+    symmetry: Vec<SymmetryRatio>,
+}
+
+/// The reference run.
+#[derive(Serialize)]
+struct TwoPhaseRow {
+    rms: u8,
+    unique_states: usize,
+    seconds: f64,
+    unique_states_per_second: f64,
 }
 
 /// One measured run: its parameters and the checker's totals.
@@ -43,6 +68,7 @@ struct Row {
     strategy: &'static str,
     threads: usize,
     symmetry: bool,
+    reduction: &'static str,
     states: usize,
     unique_states: usize,
     max_depth: usize,
@@ -53,7 +79,7 @@ struct Row {
 
 /// What `--symmetry` does to one configuration.
 #[derive(Serialize)]
-struct Reduction {
+struct SymmetryRatio {
     config: &'static str,
     /// Unique states without symmetry over unique states with it.
     unique_state_ratio: f64,
@@ -72,7 +98,12 @@ pub fn model(b: &ModelBench) -> ExitCode {
         symmetry,
         ..RunOptions::default()
     };
+    let unreduced = RunOptions {
+        reduction: Reduction::None,
+        ..with(Strategy::Dfs, 1, false)
+    };
     let runs = [
+        ("default", builtin("default"), unreduced),
         ("default", builtin("default"), with(Strategy::Bfs, 1, false)),
         ("default", builtin("default"), with(Strategy::Bfs, 2, false)),
         ("default", builtin("default"), with(Strategy::Dfs, 1, false)),
@@ -103,14 +134,15 @@ pub fn model(b: &ModelBench) -> ExitCode {
             let symmetry = if options.symmetry { ", symmetry" } else { "" };
             Row {
                 label: format!(
-                    "{name}, {}, {threads}{symmetry} (budget {budget})",
-                    r.strategy
+                    "{name}, {}, {threads}{symmetry}, reduction {} (budget {budget})",
+                    r.strategy, r.reduction
                 ),
                 config: name.into(),
                 budget,
                 strategy: r.strategy,
                 threads: options.threads,
                 symmetry: options.symmetry,
+                reduction: r.reduction,
                 states: r.states,
                 unique_states: r.unique_states,
                 max_depth: r.max_depth,
@@ -119,10 +151,11 @@ pub fn model(b: &ModelBench) -> ExitCode {
             }
         })
         .collect();
-    let [bfs1, bfs2, _, _, pods, pods_sym, both, both_sym] = &rows[..] else {
-        unreachable!("eight rows");
+    let [plain, bfs1, bfs2, dfs1, _, pods, pods_sym, both, both_sym] = &rows[..] else {
+        unreachable!("nine rows");
     };
-    let reduction = |config, plain: &Row, sym: &Row| Reduction {
+    let two_phase = two_phase(b.rms);
+    let reduction = |config, plain: &Row, sym: &Row| SymmetryRatio {
         config,
         unique_state_ratio: plain.unique_states as f64 / sym.unique_states.max(1) as f64,
         time_ratio: sym.seconds / plain.seconds.max(1e-9),
@@ -131,6 +164,10 @@ pub fn model(b: &ModelBench) -> ExitCode {
         profile: profile.name,
         symmetry_budget: b.symmetry_budget,
         two_thread_speedup: bfs1.seconds / bfs2.seconds.max(1e-9),
+        rate_vs_two_phase: plain.unique_states_per_second
+            / two_phase.unique_states_per_second.max(1e-9),
+        por_unique_state_ratio: plain.unique_states as f64 / dfs1.unique_states.max(1) as f64,
+        two_phase,
         symmetry: vec![
             reduction("three-pods", pods, pods_sym),
             reduction("pods-and-nodes", both, both_sym),
@@ -138,6 +175,25 @@ pub fn model(b: &ModelBench) -> ExitCode {
         rows,
     };
     emit(b.json, &result, describe)
+}
+
+/// Stateright's two-phase commit example with `rms` managers, DFS, one thread.
+fn two_phase(rms: u8) -> TwoPhaseRow {
+    let start = Instant::now();
+    let checker = TwoPhase {
+        rms: usize::from(rms),
+    }
+    .checker()
+    .spawn_dfs()
+    .join();
+    let seconds = start.elapsed().as_secs_f64();
+    let unique_states = checker.unique_state_count();
+    TwoPhaseRow {
+        rms,
+        unique_states,
+        seconds,
+        unique_states_per_second: unique_states as f64 / seconds.max(1e-9),
+    }
 }
 
 fn describe(r: &ModelResult) {
@@ -158,9 +214,25 @@ fn describe(r: &ModelResult) {
             row.unique_states_per_second,
         );
     }
+    let t = &r.two_phase;
+    outln!(
+        "| stateright two-phase commit, {} managers, dfs, 1 thread | | {} | | {:.2} | {:.0} |",
+        t.rms,
+        t.unique_states,
+        t.seconds,
+        t.unique_states_per_second,
+    );
     outln!(
         "two threads: {:.2}x the one-thread BFS rate",
         r.two_thread_speedup
+    );
+    outln!(
+        "per-state rate: default (dfs, 1 thread, no reduction) {:.2}x two-phase commit's",
+        r.rate_vs_two_phase
+    );
+    outln!(
+        "partial-order reduction on default (dfs): {:.2}x fewer unique states",
+        r.por_unique_state_ratio
     );
     for s in &r.symmetry {
         outln!(
