@@ -34,7 +34,7 @@ fn json_itf_and_junit_carry_user_properties() {
         .expect("the user's property is reported");
     assert_eq!(db["kind"], "always");
     assert_eq!(db["status"], "violated");
-    assert_eq!(db["counterexample"]["steps"].as_array().unwrap().len(), 14);
+    assert_eq!(db["counterexample"]["steps"].as_array().unwrap().len(), 17);
     assert!(itf.join("latest-policy-db-keeps-10m.itf.json").exists());
     assert!(itf
         .join("latest-policy-web-can-be-evicted.itf.json")

@@ -83,7 +83,7 @@ fn n2_cancel_event_while_the_deletion_goes_ahead() {
         "CANCEL-1",
         "budget 1, operations [set_seconds], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 1 seconds choice(s), horizon 1000 ms, channel capacities 1/1",
-        10,
+        13,
     );
 }
 
@@ -96,7 +96,7 @@ fn n6_successor_inherits_the_fire_time() {
         "EVICT-2",
         "budget 1, operations [recreate_pod], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 0 seconds choice(s), horizon 2000 ms, channel capacities 1/1",
-        9,
+        12,
     );
 }
 
@@ -109,7 +109,7 @@ fn i2_successor_never_evicted() {
         "LIVE-1",
         "budget 1, operations [recreate_pod], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 0 seconds choice(s), horizon 5000 ms, channel capacities 1/1",
-        15,
+        19,
     );
 }
 
@@ -122,7 +122,7 @@ fn t2_lengthened_toleration_still_evicts_early() {
         "EVICT-2",
         "budget 1, operations [set_seconds], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 2 seconds choice(s), horizon 2000 ms, channel capacities 1/1",
-        8,
+        11,
     );
 }
 
@@ -148,7 +148,7 @@ fn t1_forever_toleration_does_not_cancel() {
         "EVICT-1",
         "budget 1, operations [set_seconds], 1 node(s), 1 pod(s), \
          1 worker(s), 0 taint(s) to add, 1 seconds choice(s), horizon 3000 ms, channel capacities 1/1",
-        8,
+        9,
     );
 }
 
@@ -161,7 +161,7 @@ fn r1_stale_cache_deletes_without_justification() {
         "JUST-1",
         "budget 2, operations [remove_taint, bind_pod], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 0 seconds choice(s), horizon 1000 ms, channel capacities 1/1",
-        10,
+        13,
     );
 }
 
@@ -174,7 +174,7 @@ fn r1_stale_cache_deletes_after_the_removal() {
         "EVICT-1",
         "budget 2, operations [remove_taint, bind_pod], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 0 seconds choice(s), horizon 1000 ms, channel capacities 1/1",
-        10,
+        13,
     );
 }
 
@@ -187,7 +187,7 @@ fn r1_live_read_configuration() {
         "JUST-1",
         "budget 2, operations [remove_taint, bind_pod], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 1 seconds choice(s), horizon 1000 ms, channel capacities 1/1",
-        10,
+        13,
     );
 }
 
@@ -200,7 +200,7 @@ fn s2_deletion_abandoned_after_five_attempts() {
         "LIVE-1",
         "budget 6, operations [add_taint, fail_next_call], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 0 seconds choice(s), horizon 1000 ms, channel capacities 1/1",
-        29,
+        35,
     );
 }
 
@@ -213,7 +213,7 @@ fn n4_completing_work_orphans_a_timer() {
         "TIMER-1",
         "budget 3, operations [add_taint, remove_taint], 1 node(s), 1 pod(s), \
          1 worker(s), 2 taint(s) to add, 0 seconds choice(s), horizon 1000 ms, channel capacities 1/1",
-        23,
+        27,
     );
 }
 
@@ -226,7 +226,7 @@ fn successor_through_a_stale_listing_is_deleted() {
         "UID-1",
         "budget 1, operations [recreate_pod], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 0 seconds choice(s), horizon 1000 ms, channel capacities 1/1",
-        7,
+        10,
     );
 }
 
@@ -239,6 +239,6 @@ fn successor_through_a_stale_listing_is_never_evicted() {
         "LIVE-1",
         "budget 1, operations [recreate_pod], 1 node(s), 1 pod(s), \
          1 worker(s), 1 taint(s) to add, 0 seconds choice(s), horizon 3000 ms, channel capacities 1/1",
-        14,
+        18,
     );
 }

@@ -9,6 +9,7 @@
 use crate::api::{ApiError, ApiServer, FailRule};
 use crate::clock::{Clock, VirtualClock};
 use crate::controller::{Controller, Env as Incarnation, InformerLags};
+use crate::jitter::Jitter;
 use crate::mutants::Mutation;
 use crate::recorder::Recorder;
 use crate::schedule::Gate;
@@ -150,6 +151,7 @@ impl Run {
                 nodes: Duration::ZERO,
                 pods: Duration::ZERO,
             },
+            jitter: Jitter::none(),
         };
         self.controller = Some(Controller::launch(
             self.config,
@@ -167,6 +169,9 @@ impl Run {
                 self.clock.advance_to(*at);
                 Ok(())
             }
+            Turn::Env(EnvInput::Relist(_)) => {
+                Err("a relist (ENV-13) is not replayed on the runtime".into())
+            }
             Turn::Env(input) => self.environment(input).map_err(|e| e.to_string()),
             _ => self.gate.run_turn(turn.clone(), PATIENCE),
         }
@@ -180,6 +185,8 @@ impl Run {
             EnvInput::DeleteNode(name) => api.delete_node(name),
             EnvInput::PutPod(pod) => api.put_pod(pod.clone()),
             EnvInput::DeletePod(key) => api.delete_pod(key),
+            EnvInput::RemovePod(key) => api.remove_pod(key, None),
+            EnvInput::Relist(_) => unreachable!("refused before the environment acts"),
             EnvInput::RecreatePod(pod) => {
                 // The predecessor may already be gone; the successor is created either way.
                 let _ = api.remove_pod(&pod.key, None);

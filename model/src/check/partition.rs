@@ -323,9 +323,11 @@ pub fn run(
 /// The options a partitioned run refuses, as a usage error message.
 pub fn check_options(opts: &RunOptions, model: &TaintSys) -> Result<(), String> {
     if !model.custom.is_empty() {
-        return Err("--partition: not with user-defined properties (`merge` combines the \
+        return Err(
+            "--partition: not with user-defined properties (`merge` combines the \
                     built-in ones only)"
-            .into());
+                .into(),
+        );
     }
     if opts.strategy == Strategy::Simulation {
         return Err(

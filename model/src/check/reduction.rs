@@ -66,6 +66,7 @@ fn role(a: &Action) -> Role {
             | Step::WorkerContinue { .. }
             | Step::FireTimer(_)
             | Step::StartWork(_)
+            | Step::ContinueWork(_)
             | Step::CompleteWork(_) => Role::Full,
         },
         Action::Tick(_)
@@ -100,8 +101,11 @@ fn reach(op: &EnvOp) -> Reach<'_> {
         | EnvOp::SetSeconds { pod, .. }
         | EnvOp::DeletePod { pod }
         | EnvOp::RecreatePod { pod, .. }
-        | EnvOp::BindPod { pod, .. } => Reach::Pod(pod),
-        EnvOp::Restart => Reach::Everything,
+        | EnvOp::BindPod { pod, .. }
+        | EnvOp::KubeletConfirms { pod }
+        | EnvOp::ForceDelete { pod } => Reach::Pod(pod),
+        // A relist may deliver any object's difference.
+        EnvOp::Restart | EnvOp::DropWatch(_) => Reach::Everything,
     }
 }
 
@@ -189,7 +193,11 @@ fn works_wait(s: &SysState, which: impl Fn(&PodKey) -> bool) -> bool {
             WorkPhase::Armed | WorkPhase::Backoff { .. } => {
                 w.timer_due().is_some_and(|due| due > s.now)
             }
-            WorkPhase::Spawned | WorkPhase::Requesting { .. } | WorkPhase::Finished { .. } => false,
+            WorkPhase::Spawned
+            | WorkPhase::Marked
+            | WorkPhase::Requesting { .. }
+            | WorkPhase::Answered { .. }
+            | WorkPhase::Finished { .. } => false,
         })
 }
 

@@ -6,7 +6,7 @@
 //! terms). The schedule orders what the runtime does; it decides nothing the core decides.
 //! Spec: CHECK-7.
 
-use super::action::{Action, EnvOp};
+use super::action::{Action, EnvOp, Watched};
 use super::state::SysState;
 use super::system::TaintSys;
 use super::trace::Trace;
@@ -47,6 +47,11 @@ pub enum EnvInput {
     DeletePod(PodKey),
     /// Delete the pod holding the name, if any, and create this one.
     RecreatePod(Pod),
+    /// Remove the pod object now: its kubelet confirms the termination, or a force delete
+    /// (ENV-11, ENV-12).
+    RemovePod(PodKey),
+    /// An informer's watch expires and it relists (ENV-13): not replayed on the runtime.
+    Relist(Watched),
     /// kube-controller-manager restarts.
     Restart,
     /// The API server fails the next request of this verb for this pod; `None` when the path
@@ -232,6 +237,10 @@ fn env_input(op: &EnvOp, after: &SysState, fails: Option<(RequestVerb, PodKey)>)
         EnvOp::DeleteNode { node } => EnvInput::DeleteNode(node.clone()),
         EnvOp::Restart => EnvInput::Restart,
         EnvOp::FailNextCall => EnvInput::FailNext(fails),
+        EnvOp::KubeletConfirms { pod } | EnvOp::ForceDelete { pod } => {
+            EnvInput::RemovePod(pod.clone())
+        }
+        EnvOp::DropWatch(watched) => EnvInput::Relist(*watched),
     }
 }
 
