@@ -16,7 +16,7 @@
 //! # Example
 //!
 //! A pod without tolerations on a node that gets a `NoExecute` taint at 1 s must be marked for
-//! deletion by 2 s with `D` = 1 s. The trace records only the controller's events
+//! deletion by 2.2 s with `D` = 1 s and the default step slack of 100 ms (ORACLE-11). The trace records only the controller's events
 //! (`"observed":["events"]`, TRACE-7):
 //!
 //! ```
@@ -46,7 +46,7 @@
 //! };
 //! assert_eq!(v.line, Some(5));
 //! assert!(
-//!     v.message.starts_with("default/web-0 should have been marked for deletion by 2.000s"),
+//!     v.message.starts_with("default/web-0 should have been marked for deletion by 2.200s"),
 //!     "{}",
 //!     v.message
 //! );
