@@ -238,7 +238,7 @@ fn a_missed_deadline_is_reported_at_the_next_line() {
     );
     assert_eq!(
         v.expected,
-        Expected::DeletedWithin(Time(302_000), Time(304_000))
+        Expected::DeletedWithin(Time(302_000), Time(304_200))
     );
     let at_end = violation(tainted_at_2s().check(Profile::latest(), 1_000, Some(500_000)));
     assert_eq!(at_end.line, None);
