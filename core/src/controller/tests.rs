@@ -895,3 +895,257 @@ mod explore {
 fn continue_work(request: crate::RequestId) -> Step {
     Step::ContinueWork(crate::WorkId(request.0))
 }
+
+/// PROFILE-2: a caller that chooses the two-`Now()` outcome once for all, as a clock would,
+/// keeps of each worker step offered both ways the preferred outcome only; a step offered one
+/// way only (another worker's, or another pick's) and every other step stay, in order.
+#[test]
+fn resolving_the_immediate_outcome_keeps_the_preferred_of_each_pair() {
+    let step = |worker, immediate, pick| Step::WorkerContinue {
+        worker,
+        immediate,
+        pick,
+    };
+    let (nil, timer) = (Immediate::Nil, Immediate::Timer);
+    let offered = vec![
+        Step::DispatchNode,
+        step(1, nil, 0),
+        step(1, timer, 0),
+        step(2, nil, 0),
+        step(3, timer, 0),
+        step(4, nil, 0),
+        step(4, timer, 1),
+        Step::StartWork(WorkId(0)),
+    ];
+    for (preferred, kept) in [
+        (
+            timer,
+            vec![
+                Step::DispatchNode,
+                step(1, timer, 0),
+                step(2, nil, 0),
+                step(3, timer, 0),
+                step(4, nil, 0),
+                step(4, timer, 1),
+                Step::StartWork(WorkId(0)),
+            ],
+        ),
+        (
+            nil,
+            vec![
+                Step::DispatchNode,
+                step(1, nil, 0),
+                step(2, nil, 0),
+                step(3, timer, 0),
+                step(4, nil, 0),
+                step(4, timer, 1),
+                Step::StartWork(WorkId(0)),
+            ],
+        ),
+    ] {
+        let mut steps = offered.clone();
+        Step::resolve_immediate(&mut steps, preferred);
+        assert_eq!(steps, kept, "{preferred:?}");
+    }
+}
+
+/// What a caller may watch (the runtime's schedule probe and trace notes): a worker's buffered
+/// node items, the node item it handles and the pod item it holds (CORE-A4); nothing for an
+/// idle worker or one past the last.
+#[test]
+fn worker_status_shows_the_items_a_worker_holds() {
+    use crate::controller::WorkerStatus;
+    let mut c = Controller::new(Config::new(Profile::latest()));
+    let mut view = Cluster::default();
+    view.nodes.insert("node1".into(), tainted("node1"));
+    let p = pod("p", "node1", None);
+    view.pods.insert(p.key.clone(), p.clone());
+    let mut out = vec![];
+    c.pod_observed(None, Some(&p), Time(0));
+    c.step(Step::DispatchPod, &view, Time(0), &mut out);
+    c.step(Step::WorkerTakePod(4), &view, Time(0), &mut out);
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    c.step(Step::DispatchNode, &view, Time(0), &mut out);
+    let item = crate::intake::PodItem {
+        key: p.key.clone(),
+        node_name: Some("node1".into()),
+    };
+    assert_eq!(
+        c.worker_status(4),
+        WorkerStatus {
+            node_channel: vec!["node1".into()],
+            node: None,
+            pod: Some(item.clone()),
+        }
+    );
+    c.step(cont(4), &view, Time(0), &mut out);
+    assert_eq!(
+        c.worker_status(4),
+        WorkerStatus {
+            node_channel: vec![],
+            node: Some("node1".into()),
+            pod: Some(item),
+        }
+    );
+    assert_eq!(c.worker_status(c.shards().len()), WorkerStatus::default());
+    settle(&mut c, &view, Time(0), &mut out);
+    assert_eq!(c.worker_status(4), WorkerStatus::default());
+}
+
+/// A work's outcome is visible once its function returned, until its completion step
+/// (CORE-A10): a work waiting on its GET shows none; answered through to its DELETE, it shows
+/// its pod and `Succeeded`.
+#[test]
+fn finished_work_shows_the_outcome_until_completion() {
+    let (mut c, view) = two_works(Profile::latest());
+    let req = c.pending_requests().next().cloned().expect("a request");
+    let id = WorkId(req.id.0);
+    assert_eq!(c.finished_work(id), None, "waiting on its GET");
+    let mut out = vec![];
+    let mut req = req;
+    loop {
+        let answer = crate::api_server::answer_from_view(&req, &view);
+        c.api_responded(req.id, answer);
+        c.step(continue_work(req.id), &view, Time(0), &mut out);
+        match c.pending_requests().find(|r| r.id == req.id) {
+            Some(next) => req = next.clone(),
+            None => break,
+        }
+    }
+    assert_eq!(
+        c.finished_work(id),
+        Some((&req.pod, crate::timed_queue::Outcome::Succeeded))
+    );
+    c.step(Step::CompleteWork(id), &view, Time(0), &mut out);
+    assert_eq!(c.finished_work(id), None, "completed");
+}
+
+/// CORE-A3: the node dispatcher, like the pod one, holds its item while the shard's node
+/// channel is full (upstream's buffered channels of `NodeUpdateChannelSize`) and moves it once
+/// the worker took an item off the channel.
+#[test]
+fn node_dispatcher_blocks_on_a_full_node_channel() {
+    let mut c = Controller::new(Config {
+        node_channel_capacity: 2,
+        ..Config::new(Profile::latest())
+    });
+    let view = Cluster::default();
+    let shard = shards::shard_of("node1", 8);
+    let names: Vec<String> = (0..)
+        .map(|i| format!("node{i}"))
+        .filter(|n| shards::shard_of(n, 8) == shard)
+        .take(3)
+        .collect();
+    for name in &names {
+        c.node_observed(None, Some(&tainted(name)), Time(0));
+    }
+    let mut out = vec![];
+    for _ in 0..3 {
+        c.step(Step::DispatchNode, &view, Time(0), &mut out);
+    }
+    assert_eq!(c.held().0.map(|n| &**n), Some(names[2].as_str()));
+    assert_eq!(c.shards().get(shard).unwrap().nodes.len(), 2);
+    assert!(!steps(&c, Time(0)).contains(&Step::DispatchNode));
+    c.step(Step::WorkerTakeNode(shard), &view, Time(0), &mut out);
+    assert!(steps(&c, Time(0)).contains(&Step::DispatchNode));
+    c.step(Step::DispatchNode, &view, Time(0), &mut out);
+    assert_eq!(c.held().0, None);
+    assert_eq!(c.shards().get(shard).unwrap().nodes.len(), 2);
+}
+
+/// PROFILE-2 under `Listing::Any` (CORE-A6): the two-`Now()` outcome is offered for the pick
+/// that reaches an untolerated pod, counted from the next listed pod, and not for a tolerated
+/// one.
+#[test]
+fn immediate_outcomes_follow_the_pick_under_any_listing() {
+    let mut c = Controller::new(Config {
+        listing: Listing::Any,
+        ..Config::new(Profile::v1_18())
+    });
+    let mut view = Cluster::default();
+    view.nodes.insert("node1".into(), tainted("node1"));
+    for (name, seconds) in [("a", Some(10)), ("b", None), ("c", Some(10))] {
+        let p = pod(name, "node1", seconds);
+        view.pods.insert(p.key.clone(), p);
+    }
+    let mut out = vec![];
+    c.node_observed(None, Some(&tainted("node1")), Time(0));
+    for s in [Step::DispatchNode, Step::WorkerTakeNode(4), cont(4)] {
+        c.step(s, &view, Time(0), &mut out);
+    }
+    let timers: Vec<u16> = steps(&c, Time(0))
+        .iter()
+        .filter_map(|s| match s {
+            Step::WorkerContinue {
+                worker: 4,
+                immediate: Immediate::Timer,
+                pick,
+            } => Some(*pick),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(timers, [1], "only pod b is untolerated");
+}
+
+/// A step that is not enabled does nothing (CORE-A6): a pick past the offered ones, here the
+/// second listed pod under `Listing::ByName` (which offers only the next), or a pick past the
+/// last pod under `Listing::Any`, leaves the controller as it was.
+#[test]
+fn a_pick_that_is_not_offered_does_nothing() {
+    for (listing, pick) in [(Listing::ByName, 1), (Listing::Any, 2)] {
+        let mut c = Controller::new(Config {
+            listing,
+            ..Config::new(Profile::latest())
+        });
+        let mut view = Cluster::default();
+        view.nodes.insert("node1".into(), tainted("node1"));
+        for name in ["a", "b"] {
+            let p = pod(name, "node1", Some(10));
+            view.pods.insert(p.key.clone(), p);
+        }
+        let mut out = vec![];
+        c.node_observed(None, Some(&tainted("node1")), Time(0));
+        for s in [Step::DispatchNode, Step::WorkerTakeNode(4), cont(4)] {
+            c.step(s, &view, Time(0), &mut out);
+        }
+        let before = c.clone();
+        let step = Step::WorkerContinue {
+            worker: 4,
+            immediate: Immediate::Nil,
+            pick,
+        };
+        assert!(!steps(&c, Time(0)).contains(&step), "{listing:?}");
+        c.step(step, &view, Time(0), &mut out);
+        assert_eq!(c, before, "{listing:?}");
+    }
+}
+
+/// CORE-PRE: `processPodOnNode` reached with zero taints is counted, each time, so the model's
+/// check of the precondition sees it. No step reaches it while `taintedNodes` holds tainted
+/// nodes only (the zero-taint short-circuits, semantics §4.4); an entry without taints, set
+/// here, lets a pod update reach it, as it would if a short-circuit were lost.
+#[test]
+fn each_zero_taint_call_is_counted() {
+    let mut c = Controller::new(Config::new(Profile::latest()));
+    let mut view = Cluster::default();
+    view.nodes.insert(
+        "node1".into(),
+        Node {
+            name: "node1".into(),
+            taints: vec![],
+        },
+    );
+    let mut out = vec![];
+    c.tainted_nodes
+        .make_mut()
+        .insert("node1".into(), Vec::<Taint>::new().into());
+    for (calls, name) in [(1, "a"), (2, "b")] {
+        let p = pod(name, "node1", None);
+        view.pods.insert(p.key.clone(), p.clone());
+        c.pod_observed(None, Some(&p), Time(0));
+        settle(&mut c, &view, Time(0), &mut out);
+        assert_eq!(c.zero_taint_calls, calls);
+    }
+    assert_eq!(notes(&out), [Note::ZeroTaints, Note::ZeroTaints]);
+    assert!(c.precondition_violated());
+}
