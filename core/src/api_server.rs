@@ -159,6 +159,80 @@ mod tests {
         answer(&request, Some(stored), |_| None, ResourceVersion(2))
     }
 
+    /// API-1 (semantics §6.1–§6.2): a GET returns the stored object with its resourceVersion
+    /// and condition; PATCH and DELETE answer 409 when the UID or the resourceVersion
+    /// precondition differs (either alone suffices) and apply when both hold or are absent; a
+    /// missing pod or node is 404.
+    #[test]
+    fn answers_reads_and_checks_each_precondition() {
+        let stored_pod = pod(Some("n1"));
+        let stored = StoredPod {
+            pod: &stored_pod,
+            version: ResourceVersion(7),
+            disruption_target: true,
+            deletion: None,
+            termination_grace: None,
+        };
+        let request = |verb: Verb, uid: Option<&str>, version: Option<u64>| ApiRequest {
+            id: RequestId(1),
+            verb,
+            pod: stored_pod.key.clone(),
+            uid: uid.map(|u| Uid(u.into())),
+            version: version.map(ResourceVersion),
+        };
+        let node = Node {
+            name: "n1".into(),
+            taints: Vec::new(),
+        };
+        let nodes = |name: &str| (name == "n1").then(|| node.clone());
+        let next = ResourceVersion(8);
+        let ask = |r: &ApiRequest, p: Option<StoredPod<'_>>| answer(r, p, nodes, next);
+
+        let get = request(Verb::Get, None, None);
+        let fetched = FetchedPod {
+            pod: stored_pod.clone(),
+            version: ResourceVersion(7),
+            disruption_target: true,
+        };
+        assert_eq!(
+            ask(&get, Some(stored)),
+            (ApiResult::Pod(Arc::new(fetched)), Write::Nothing)
+        );
+        assert_eq!(ask(&get, None), (ApiResult::NotFound, Write::Nothing));
+        let node_get = request(Verb::GetNode("n1".into()), None, None);
+        assert_eq!(
+            ask(&node_get, None),
+            (ApiResult::Node(Arc::new(node.clone())), Write::Nothing)
+        );
+        let gone_node = request(Verb::GetNode("n2".into()), None, None);
+        assert_eq!(
+            ask(&gone_node, Some(stored)),
+            (ApiResult::NotFound, Write::Nothing)
+        );
+
+        let patched = (ApiResult::Patched(next), Write::MarkDisruptionTarget);
+        let refused = (ApiResult::PreconditionFailed, Write::Nothing);
+        let patch = |uid, version| request(Verb::PatchDisruptionTarget, uid, version);
+        assert_eq!(ask(&patch(None, None), Some(stored)), patched);
+        assert_eq!(ask(&patch(Some("p-1"), Some(7)), Some(stored)), patched);
+        assert_eq!(ask(&patch(Some("p-2"), None), Some(stored)), refused);
+        assert_eq!(ask(&patch(None, Some(6)), Some(stored)), refused);
+        assert_eq!(ask(&patch(Some("p-2"), Some(7)), Some(stored)), refused);
+        assert_eq!(ask(&patch(Some("p-1"), Some(6)), Some(stored)), refused);
+        assert_eq!(
+            ask(&request(Verb::Delete, Some("p-1"), Some(7)), Some(stored)),
+            (ApiResult::Deleted, Write::Delete)
+        );
+        assert_eq!(
+            ask(&request(Verb::Delete, Some("p-2"), None), Some(stored)),
+            refused
+        );
+        assert_eq!(
+            ask(&patch(None, None), None),
+            (ApiResult::NotFound, Write::Nothing)
+        );
+    }
+
     /// API-2: a bound pod becomes Terminating; a second DELETE succeeds and changes nothing;
     /// an unbound pod, a zero grace or a server without graceful deletion removes it.
     #[test]

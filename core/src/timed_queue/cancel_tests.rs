@@ -199,3 +199,67 @@ fn cancel_pod_reports_any_reported_cancel() {
     q.work_mut(deleting).unwrap().phase = requesting(deleting, Verb::Delete);
     assert!(q.cancel_pod(&PodKey::new("ns", "pod"), None, &fixed, &mut vec![]));
 }
+
+/// Work `id` holding the answer `result` to `verb`, not yet taken in by its next step.
+fn answered(id: WorkId, verb: Verb, result: ApiResult) -> WorkPhase {
+    let WorkPhase::Requesting {
+        attempt,
+        request,
+        fetched,
+    } = requesting(id, verb)
+    else {
+        panic!("requesting builds a Requesting phase");
+    };
+    WorkPhase::Answered {
+        attempt,
+        request,
+        fetched,
+        result,
+    }
+}
+
+/// Fixed design, between a work's steps (CORE-A12, CORE-A13): a work that emitted "Marking for
+/// deletion" but sent nothing yet, or holds the answer to a read or a PATCH, reads its flag
+/// before its next request, so the cancel is reported, flags it and removes the entry, under a
+/// nil entry or a timer entry alike. A work holding the answer to its DELETE cannot be recalled:
+/// the cancel claims nothing and the entry stays (CANCEL-1).
+#[test]
+fn fixed_cancel_between_a_works_steps() {
+    let fixed = Profile::fixed();
+    let id = WorkId(0);
+    for delay in [0, 50] {
+        for phase in [
+            WorkPhase::Marked,
+            answered(id, Verb::Get, ApiResult::Failed),
+            answered(id, Verb::PatchDisruptionTarget, ApiResult::Failed),
+        ] {
+            let (mut q, w) = queue_with(delay, Some(phase.clone()));
+            assert!(q.cancel_work(&key(), &fixed, &mut vec![]), "{phase:?}");
+            assert_eq!(q.entry(&key()), None, "{phase:?}");
+            assert!(q.work(w).unwrap().cancelled, "{phase:?}");
+        }
+        let phase = answered(id, Verb::Delete, ApiResult::Deleted);
+        let (mut q, w) = queue_with(delay, Some(phase));
+        let entry = q.entry(&key()).cloned();
+        assert!(!q.cancel_work(&key(), &fixed, &mut vec![]), "delay {delay}");
+        assert_eq!(q.entry(&key()).cloned(), entry, "delay {delay}");
+        assert!(!q.work(w).unwrap().cancelled, "delay {delay}");
+    }
+}
+
+/// Upstream from `008b3652` (semantics §5.5) reads the flag only when the goroutine starts: a
+/// cancel of a fired timer entry whose work already marked the pod is reported (the stop's
+/// result is ignored) and flags the work, which goes on; 1.18 has no flag.
+#[test]
+fn upstream_cancel_of_a_marked_work_is_reported() {
+    for (profile, flagged) in [(Profile::v1_18(), false), (Profile::latest(), true)] {
+        let (mut q, w) = queue_with(50, Some(WorkPhase::Marked));
+        assert!(
+            q.cancel_work(&key(), &profile, &mut vec![]),
+            "{}",
+            profile.name
+        );
+        assert_eq!(q.entry(&key()), None, "{}", profile.name);
+        assert_eq!(q.work(w).unwrap().cancelled, flagged, "{}", profile.name);
+    }
+}
