@@ -108,3 +108,51 @@ impl Drop for WorkMut<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Immediate, TimedQueue, WorkKey};
+    use super::*;
+    use crate::api::PodKey;
+    use crate::time::Time;
+
+    /// The log is kept only once turned on, tells whether anything was noted since the last
+    /// take, and renumbers what it holds with the works.
+    #[test]
+    fn the_log_is_kept_once_on_and_renumbered() {
+        let mut log = ReadyLog::default();
+        assert!(!log.is_enabled());
+        log.note(WorkId(1));
+        assert!(log.is_empty(), "not kept while off");
+        log.enable();
+        assert!(log.is_enabled());
+        assert!(log.is_empty());
+        log.note(WorkId(1));
+        assert!(!log.is_empty());
+        log.renumber(|id| WorkId(id.0 - 1));
+        assert_eq!(log.take(), [WorkId(0)]);
+        assert!(log.is_empty());
+    }
+
+    /// A change that leaves a ready work ready for the same step is not news: a caller that
+    /// took the step once is not given it again (the runtime would run it twice).
+    #[test]
+    fn a_work_is_reported_once_per_readiness() {
+        let mut q = TimedQueue::new();
+        q.report_ready();
+        let key = WorkKey {
+            pod: PodKey::new("ns", "pod"),
+            uid: None,
+        };
+        let id = q
+            .add_work(&key, Time(0), Time(0), Immediate::Nil, &mut vec![])
+            .unwrap();
+        assert!(q.has_ready());
+        assert_eq!(q.take_ready(), [(Ready::Start, id)]);
+        assert!(!q.has_ready());
+        q.work_mut(id).unwrap().cancelled = true;
+        assert_eq!(q.take_ready(), []);
+        q.work_mut(id).unwrap().phase = WorkPhase::Marked;
+        assert_eq!(q.take_ready(), [(Ready::Continue, id)]);
+    }
+}

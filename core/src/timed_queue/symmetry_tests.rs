@@ -151,3 +151,51 @@ fn canonical_ids_order_orphans_by_what_they_are() {
         ]
     );
 }
+
+/// Work `id` for pod `name` holding `result`, the answer to its node GET, not yet taken in.
+fn answered(id: WorkId, name: &str, result: ApiResult) -> WorkPhase {
+    let WorkPhase::Requesting {
+        attempt,
+        request,
+        fetched,
+    } = reading_node(id, name)
+    else {
+        panic!("reading_node builds a Requesting phase");
+    };
+    WorkPhase::Answered {
+        attempt,
+        request,
+        fetched,
+        result,
+    }
+}
+
+fn node(name: &str) -> ApiResult {
+    ApiResult::Node(Arc::new(crate::api::Node {
+        name: name.into(),
+        taints: vec![],
+    }))
+}
+
+fn fetched(name: &str) -> ApiResult {
+    ApiResult::Pod(Arc::new(FetchedPod {
+        pod: pod(name),
+        version: ResourceVersion(1),
+        disruption_target: false,
+    }))
+}
+
+/// An answer a work holds between its steps (CORE-A13) is renamed with the rest: the fetched
+/// pod and the fetched node, as well as the request and the pod read before.
+#[test]
+fn rename_reaches_the_answers_works_hold() {
+    for (result, renamed) in [(node("a"), node("b")), (fetched("a"), fetched("b"))] {
+        let mut q = TimedQueue::new();
+        let a = q
+            .add_work(&key("a"), Time(0), Time(50), Immediate::Nil, &mut vec![])
+            .unwrap();
+        q.work_mut(a).unwrap().phase = answered(a, "a", result);
+        q.rename(&Swap);
+        assert_eq!(q.work(a).unwrap().phase, answered(a, "b", renamed));
+    }
+}
