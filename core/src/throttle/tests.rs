@@ -46,15 +46,18 @@ fn limits() -> impl Strategy<Value = RateLimit> {
 
 /// Ask instants: non-decreasing, with bursts (gap 0) and pauses.
 fn asks() -> impl Strategy<Value = Vec<i64>> {
-    prop::collection::vec(prop_oneof![3 => Just(0i64), 2 => 0i64..100, 1 => 0i64..3000], 1..120)
-        .prop_map(|gaps| {
-            gaps.iter()
-                .scan(0i64, |t, g| {
-                    *t += g;
-                    Some(*t)
-                })
-                .collect()
-        })
+    prop::collection::vec(
+        prop_oneof![3 => Just(0i64), 2 => 0i64..100, 1 => 0i64..3000],
+        1..120,
+    )
+    .prop_map(|gaps| {
+        gaps.iter()
+            .scan(0i64, |t, g| {
+                *t += g;
+                Some(*t)
+            })
+            .collect()
+    })
 }
 
 fn sends(limit: RateLimit, asks: &[i64]) -> Vec<i64> {
@@ -123,7 +126,10 @@ fn a_rate_limit_needs_positive_figures() {
     assert!(RateLimit::qps(0, 30).is_none());
     assert!(RateLimit::qps(20, 0).is_none());
     assert!(RateLimit::new(1, Duration(0), 1).is_none());
-    assert_eq!(RateLimit::qps(20, 30).unwrap().to_string(), "qps 20, burst 30");
+    assert_eq!(
+        RateLimit::qps(20, 30).unwrap().to_string(),
+        "qps 20, burst 30"
+    );
 }
 
 #[test]
