@@ -275,7 +275,8 @@ impl Machine {
     pub fn deadline(&self, s: &State) -> Option<Time> {
         let b = self.bound;
         let bounds = s.undelivered().chain(s.timers()).map(|t| t.plus(b));
-        bounds.chain(s.slack_due(self.slack)).min()
+        let throttled = self.throttle.iter().flat_map(|t| t.deadlines(s, b));
+        bounds.chain(s.slack_due(self.slack)).chain(throttled).min()
     }
 
     /// Every state reachable from `from` by silent moves at `now` that may leave `now`.

@@ -89,6 +89,26 @@ impl Throttle {
         self.seen.earliest(until).plus(bound)
     }
 
+    /// The instants by which `s`'s throttled requests are owed (for waking its component):
+    /// they move on while the shown requests keep taking the tokens.
+    pub fn deadlines<'a>(
+        &'a self,
+        s: &'a State,
+        bound: Duration,
+    ) -> impl Iterator<Item = Time> + 'a {
+        self.throttled(s)
+            .map(move |until| self.owed_by(until, bound))
+    }
+
+    /// The instants until which `s`'s throttled requests wait for their own tokens.
+    fn throttled<'a>(&self, s: &'a State) -> impl Iterator<Item = Time> + 'a {
+        let works = s.ctrl.timed_queue().works().values();
+        works.filter_map(|w| match w.phase {
+            WorkPhase::Throttled { until, .. } => Some(until),
+            _ => None,
+        })
+    }
+
     /// The candidate instants (ORACLE-5) of `s`'s throttled requests: the next token the shown
     /// requests leave, and that plus `bound`.
     pub fn instants<'a>(
@@ -96,12 +116,8 @@ impl Throttle {
         s: &'a State,
         bound: Duration,
     ) -> impl Iterator<Item = Time> + 'a {
-        let works = s.ctrl.timed_queue().works().values();
-        works
-            .filter_map(|w| match w.phase {
-                WorkPhase::Throttled { until, .. } => Some(self.seen.earliest(until)),
-                _ => None,
-            })
+        self.throttled(s)
+            .map(|until| self.seen.earliest(until))
             .flat_map(move |at| [at, at.plus(bound)])
     }
 }
