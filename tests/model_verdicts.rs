@@ -31,6 +31,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     ("v1.18", "terminating-retaint", "HHHHHHVHHHVENENN"),
     ("v1.18", "relist-successor", "VVVVVVVHHHVNEENN"),
+    ("v1.18", "rate-limited-storm", "VHVVHHHHHHHENNNN"),
     ("latest", "default", "VVVVHHVHHHVEEENN"),
     ("latest", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
     ("latest", "same-name-successor", "VVVVVVVHHHVNEENN"),
@@ -50,6 +51,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     ("latest", "terminating-retaint", "HHHHHHHHHHHENNNN"),
     ("latest", "relist-successor", "VVVVVVVHHHVNEENN"),
+    ("latest", "rate-limited-storm", "HHVVHHHHHHHNNNNN"),
     ("fixed", "default", "HHHHHHHHHHHEEENN"),
     ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
     ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
@@ -69,6 +71,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     ("fixed", "terminating-retaint", "HHHHHHHHHHHENENN"),
     ("fixed", "relist-successor", "HHHHHHHHHHHNEENN"),
+    ("fixed", "rate-limited-storm", "HHVVHHHHHHHNNENN"),
 ];
 
 fn check(profile: &str, config: &str) -> Report {
@@ -148,6 +151,7 @@ rows! {
     v1_18_toleration_flip_while_deleting: "v1.18", "toleration-flip-while-deleting";
     v1_18_terminating_retaint: "v1.18", "terminating-retaint";
     v1_18_relist_successor: "v1.18", "relist-successor";
+    v1_18_rate_limited_storm: "v1.18", "rate-limited-storm";
     latest_default: "latest", "default";
     latest_timer_vs_cancel: "latest", "timer-vs-cancel";
     latest_same_name_successor: "latest", "same-name-successor";
@@ -163,6 +167,7 @@ rows! {
     latest_toleration_flip_while_deleting: "latest", "toleration-flip-while-deleting";
     latest_terminating_retaint: "latest", "terminating-retaint";
     latest_relist_successor: "latest", "relist-successor";
+    latest_rate_limited_storm: "latest", "rate-limited-storm";
     fixed_default: "fixed", "default";
     fixed_timer_vs_cancel: "fixed", "timer-vs-cancel";
     fixed_same_name_successor: "fixed", "same-name-successor";
@@ -178,6 +183,7 @@ rows! {
     fixed_toleration_flip_while_deleting: "fixed", "toleration-flip-while-deleting";
     fixed_terminating_retaint: "fixed", "terminating-retaint";
     fixed_relist_successor: "fixed", "relist-successor";
+    fixed_rate_limited_storm: "fixed", "rate-limited-storm";
 }
 
 #[test]

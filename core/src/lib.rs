@@ -63,6 +63,7 @@ pub mod shared;
 pub mod small_map;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
+pub mod throttle;
 pub mod time;
 
 pub mod arrivals;

@@ -8,6 +8,7 @@ use super::work_ids::WorkIds;
 use crate::api::{str_cmp, PodKey, Uid};
 use crate::profile::{CancelFlag, CompletionPolicy, Profile, WorkKeyPolicy};
 use crate::small_map::SmallMap;
+use crate::throttle::{Bucket, RateLimit};
 use crate::time::Time;
 use ready::{ReadyLog, WorkMut};
 use std::borrow::Borrow;
@@ -217,6 +218,19 @@ pub enum WorkPhase {
         /// The answer.
         result: ApiResult,
     },
+    /// Attempt `attempt`'s next request waits for a token of the client's rate limit: the
+    /// token is reserved, and the request goes out when its timer fires at `until`
+    /// (client-go's `tryThrottle`). Only with a rate limit. Spec: CORE-THROTTLE.
+    Throttled {
+        /// The attempt number, counted from 1.
+        attempt: u32,
+        /// The request to send at `until`.
+        request: ApiRequest,
+        /// The pod this attempt read, while the fixed design reads its node.
+        fetched: Option<Arc<FetchedPod>>,
+        /// The instant its token arrives.
+        until: Time,
+    },
     /// Attempt `attempt` failed; sleeping until `until`.
     Backoff {
         /// The attempt that failed, from 1.
@@ -265,6 +279,9 @@ pub struct TimedQueue {
     /// The works that became ready since the caller last asked, if it asked to be told
     /// ([`TimedQueue::report_ready`]). Not state: equality and hash ignore it.
     ready: ReadyLog,
+    /// The works' client's token bucket, with a rate limit (CORE-THROTTLE): every work's
+    /// requests go through the one client.
+    throttle: Option<Bucket>,
 }
 
 /// Equal when entries, works and free ids are: the ready log is news for a caller, not state.
@@ -276,8 +293,12 @@ impl PartialEq for TimedQueue {
             works,
             ids,
             ready: _,
+            throttle,
         } = self;
-        *entries == other.entries && *works == other.works && *ids == other.ids
+        *entries == other.entries
+            && *works == other.works
+            && *ids == other.ids
+            && *throttle == other.throttle
     }
 }
 
@@ -291,10 +312,15 @@ impl Hash for TimedQueue {
             works,
             ids,
             ready: _,
+            throttle,
         } = self;
         entries.hash(h);
         works.hash(h);
         ids.hash(h);
+        // Nothing when there is no rate limit, so that hashes are those of a queue without one.
+        if let Some(bucket) = throttle {
+            bucket.hash(h);
+        }
     }
 }
 
@@ -302,6 +328,32 @@ impl TimedQueue {
     /// An empty queue.
     pub fn new() -> TimedQueue {
         TimedQueue::default()
+    }
+
+    /// An empty queue whose works' requests go through a client limited to `limit`
+    /// (`None`: unlimited). Spec: CORE-THROTTLE.
+    pub fn with_rate_limit(limit: Option<RateLimit>) -> TimedQueue {
+        TimedQueue {
+            throttle: limit.map(Bucket::new),
+            ..TimedQueue::default()
+        }
+    }
+
+    /// The works' client's token bucket, if the client is rate limited.
+    pub fn bucket(&self) -> Option<&Bucket> {
+        self.throttle.as_ref()
+    }
+
+    /// The same, to reserve a token.
+    pub(crate) fn bucket_mut(&mut self) -> Option<&mut Bucket> {
+        self.throttle.as_mut()
+    }
+
+    /// Replaces the bucket, if the client is rate limited.
+    pub(crate) fn set_bucket(&mut self, bucket: Bucket) {
+        if let Some(b) = &mut self.throttle {
+            *b = bucket;
+        }
     }
 
     /// The entries by key (upstream `workers`).
@@ -480,6 +532,7 @@ impl TimedQueue {
         let deleting = |id: WorkId| {
             self.works.get(&id).is_some_and(|w| {
                 matches!(&w.phase, WorkPhase::Requesting { request, .. }
+                    | WorkPhase::Throttled { request, .. }
                     | WorkPhase::Answered { request, .. }
                     if request.verb == super::effect::Verb::Delete)
             })
@@ -525,7 +578,9 @@ impl TimedQueue {
             WorkPhase::Spawned => true,
             // Its flag is read before its next request only under `BeforeEveryRequest`.
             WorkPhase::Marked => profile.cancel_flag == CancelFlag::BeforeEveryRequest,
-            WorkPhase::Requesting { request, .. } | WorkPhase::Answered { request, .. } => {
+            WorkPhase::Requesting { request, .. }
+            | WorkPhase::Throttled { request, .. }
+            | WorkPhase::Answered { request, .. } => {
                 profile.cancel_flag == CancelFlag::BeforeEveryRequest
                     && request.verb != super::effect::Verb::Delete
             }
@@ -650,6 +705,9 @@ impl TimedQueue {
             if let WorkPhase::Requesting {
                 request, fetched, ..
             }
+            | WorkPhase::Throttled {
+                request, fetched, ..
+            }
             | WorkPhase::Answered {
                 request, fetched, ..
             } = &mut work.phase
@@ -705,8 +763,9 @@ impl TimedQueue {
             .into_iter()
             .map(|(id, mut w)| {
                 let id = to(id);
-                if let WorkPhase::Requesting { request, .. } | WorkPhase::Answered { request, .. } =
-                    &mut w.phase
+                if let WorkPhase::Requesting { request, .. }
+                | WorkPhase::Throttled { request, .. }
+                | WorkPhase::Answered { request, .. } = &mut w.phase
                 {
                     request.id = super::effect::RequestId(id.0);
                 }
@@ -731,7 +790,7 @@ impl Work {
     pub fn timer_due(&self) -> Option<Time> {
         match self.phase {
             WorkPhase::Armed => Some(self.fire_at),
-            WorkPhase::Backoff { until, .. } => Some(until),
+            WorkPhase::Backoff { until, .. } | WorkPhase::Throttled { until, .. } => Some(until),
             _ => None,
         }
     }

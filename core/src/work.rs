@@ -18,9 +18,9 @@ use crate::profile::{CancelFlag, DeleteSequence, Profile};
 use crate::time::{Duration, Time};
 use std::sync::Arc;
 
-/// A timer fired: an armed work's goroutine is spawned, or a backoff ends and the next attempt
-/// starts (or the work gives up). Returns false when the timer is not armed or not yet due.
-/// Spec: CORE-A11.
+/// A timer fired: an armed work's goroutine is spawned, a throttled request's token arrives
+/// and it is sent, or a backoff ends and the next attempt starts (or the work gives up).
+/// Returns false when the timer is not armed or not yet due. Spec: CORE-A11, CORE-THROTTLE.
 pub fn fire_timer(
     queue: &mut TimedQueue,
     timer: TimerId,
@@ -36,6 +36,25 @@ pub fn fire_timer(
         WorkPhase::Armed if work.fire_at <= now => {
             if let Some(mut work) = queue.work_mut(id) {
                 work.phase = WorkPhase::Spawned;
+            }
+            true
+        }
+        WorkPhase::Throttled { until, .. } if until <= now => {
+            if let Some(mut work) = queue.work_mut(id) {
+                if let WorkPhase::Throttled {
+                    attempt,
+                    request,
+                    fetched,
+                    ..
+                } = std::mem::replace(&mut work.phase, WorkPhase::Spawned)
+                {
+                    out.push(Effect::Api(request.clone()));
+                    work.phase = WorkPhase::Requesting {
+                        attempt,
+                        request,
+                        fetched,
+                    };
+                }
             }
             true
         }
@@ -298,7 +317,8 @@ fn precondition(profile: &Profile, work: &Work) -> Option<Uid> {
 }
 
 /// Send attempt `attempt`'s next request for the work (with the pod it read, while it reads the
-/// pod's node), after the fixed design's checks (cancelled flag, re-check).
+/// pod's node), after the fixed design's checks (cancelled flag, re-check), once the client's
+/// rate limit has a token for it.
 fn send(
     queue: &mut TimedQueue,
     id: WorkId,
@@ -319,6 +339,9 @@ fn send(
     if profile.recheck_before_delete && !call.verb.is_read() && !recheck(queue, id, cx, out) {
         return;
     }
+    // The client's token: reserved now (after the checks above, as upstream's come before the
+    // client call), the request sent when it arrives. Spec: CORE-THROTTLE.
+    let until = queue.bucket_mut().map(|bucket| bucket.reserve(cx.now));
     let Some(mut work) = queue.work_mut(id) else {
         return;
     };
@@ -329,12 +352,28 @@ fn send(
         uid: call.uid,
         version: call.version,
     };
-    out.push(Effect::Api(request.clone()));
-    work.phase = WorkPhase::Requesting {
-        attempt,
-        request,
-        fetched,
-    };
+    match until {
+        Some(until) if until > cx.now => {
+            work.phase = WorkPhase::Throttled {
+                attempt,
+                request,
+                fetched,
+                until,
+            };
+            out.push(Effect::ArmTimer {
+                id: id.timer(),
+                fire_at: until,
+            });
+        }
+        _ => {
+            out.push(Effect::Api(request.clone()));
+            work.phase = WorkPhase::Requesting {
+                attempt,
+                request,
+                fetched,
+            };
+        }
+    }
 }
 
 /// The work function returned `outcome`; the completion step is next.

@@ -115,6 +115,7 @@ fn run(
     }
     let config = Config {
         workers: scenario.runtime.workers,
+        rate_limit: scenario.runtime.rate_limit,
         ..Config::new(profile)
     };
     let lags = InformerLags {

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 use taintcheck_model::admission::UNREACHABLE;
 use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
+use taintcheck_model::core::throttle::RateLimit;
 use taintcheck_model::core::Config;
 use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::{deletions, Admission, PodSpec};
@@ -34,6 +35,8 @@ pub struct Storm {
     pub recover_every: usize,
     pub profile: Profile,
     pub workers: usize,
+    /// The controller client's rate limit (CORE-THROTTLE); `None`: never throttled.
+    pub rate_limit: Option<RateLimit>,
 }
 
 /// What a storm measured.
@@ -43,6 +46,9 @@ pub struct StormReport {
     pub setup: std::time::Duration,
     /// From the first taint to the last eviction's completion.
     pub storm: std::time::Duration,
+    /// The same in virtual time: from the start of the storm to its last timer (the rate
+    /// limit's waits included).
+    pub virtual_span: Duration,
     pub decisions: u64,
     pub requests: u64,
     pub evictions: u64,
@@ -91,6 +97,7 @@ pub fn eviction_storm(storm: Storm) -> StormReport {
     }
     let config = Config {
         workers: storm.workers,
+        rate_limit: storm.rate_limit,
         ..Config::new(storm.profile)
     };
     let lags = InformerLags {
@@ -133,6 +140,7 @@ pub fn eviction_storm(storm: Storm) -> StormReport {
     );
     timers.wait_finished();
     let storm_time = storm_started.elapsed();
+    let virtual_span = Duration(timers.now().millis() - start.millis());
     timers.stop();
     thread.join().expect("the timer thread panicked");
     controller.stop();
@@ -140,6 +148,7 @@ pub fn eviction_storm(storm: Storm) -> StormReport {
     StormReport {
         setup,
         storm: storm_time,
+        virtual_span,
         decisions: counts.notes,
         requests: counts.requests,
         evictions: counts.pods_deleted,

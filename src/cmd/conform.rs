@@ -11,6 +11,7 @@ use serde_json::json;
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use taintcheck_model::core::throttle::RateLimit;
 use taintcheck_model::limits::{self, Lines};
 use taintcheck_model::oracle::parallel::Parallel;
 use taintcheck_model::oracle::{witness, Error, Options, Violation, DEFAULT_STEP_SLACK};
@@ -35,6 +36,17 @@ pub struct ConformArgs {
     #[arg(long, default_value_t = DEFAULT_STEP_SLACK.0, value_name = "S",
           value_parser = non_negative_ms())]
     step_slack_ms: i64,
+    /// The controller's client is rate limited to QPS requests per second on average
+    /// (`--kube-api-qps`, upstream default 20): a request may wait for its token, and no
+    /// request may come before the token bucket allows it (specs/oracle.md, ORACLE-THROTTLE).
+    #[arg(long, value_name = "QPS", requires = "burst",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    qps: Option<u32>,
+    /// With `--qps`: BURST requests may go at once from a full bucket (`--kube-api-burst`,
+    /// upstream default 30).
+    #[arg(long, value_name = "BURST", requires = "qps",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    burst: Option<u32>,
     /// The trace claims nothing happened after its last line until this instant: RFC 3339
     /// (`2025-11-25T08:10:00Z`, for a trace whose header has a `start`) or a duration from the
     /// trace's origin (`400s`, `5m`). Deadlines up to it are checked too. Default: the header's
@@ -132,6 +144,10 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             profile = Some(p);
             let mut options = Options::new(p, Duration(args.latency_bound_ms));
             options.step_slack = Duration(args.step_slack_ms);
+            options.rate_limit = args
+                .qps
+                .zip(args.burst)
+                .and_then(|(qps, burst)| RateLimit::qps(qps, burst));
             let threads = args.threads.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             });

@@ -1,6 +1,7 @@
 //! The controller's configuration: the profile and upstream's sizes.
 
 use crate::profile::Profile;
+use crate::throttle::RateLimit;
 
 /// Controller configuration: the profile and upstream's sizes (semantics §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -15,6 +16,9 @@ pub struct Config {
     pub pod_channel_capacity: usize,
     /// The orders in which `handleNodeUpdate` may process a node's listed pods.
     pub listing: Listing,
+    /// The client's rate limit (`--kube-api-qps`, `--kube-api-burst`); `None`: requests are
+    /// never throttled. Spec: CORE-THROTTLE.
+    pub rate_limit: Option<RateLimit>,
 }
 
 /// The order of a node's pods as `handleNodeUpdate` gets them. Upstream lists them from the pod
@@ -40,6 +44,7 @@ impl Config {
             node_channel_capacity: 10,
             pod_channel_capacity: 1,
             listing: Listing::ByName,
+            rate_limit: None,
         }
     }
 }

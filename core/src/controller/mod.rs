@@ -13,6 +13,7 @@ use crate::intake::{self, PodItem};
 use crate::profile::{Profile, WorkKeyPolicy};
 use crate::shards::Shards;
 use crate::shared::Shared;
+use crate::throttle::Bucket;
 use crate::time::Time;
 use crate::timed_queue::{TimedQueue, WorkPhase};
 use crate::work;
@@ -91,7 +92,7 @@ impl Controller {
         Controller {
             config,
             tainted_nodes: Shared::default(),
-            timed: Shared::default(),
+            timed: Shared::new(TimedQueue::with_rate_limit(config.rate_limit)),
             node_queue: WorkQueue::new(),
             pod_queue: WorkQueue::new(),
             node_held: None,
@@ -206,6 +207,15 @@ impl Controller {
             WorkPhase::Requesting { request, .. } => Some(request),
             _ => None,
         })
+    }
+
+    /// Hands the works' client `bucket` in place of its own, if the client is rate limited: a
+    /// caller that sees requests this controller did not send (the oracle, whose components
+    /// each run a controller for one pod, CORE-THROTTLE) lends it the bucket they drained.
+    pub fn use_bucket(&mut self, bucket: Bucket) {
+        if self.timed.bucket().is_some_and(|b| *b != bucket) {
+            self.timed.make_mut().set_bucket(bucket);
+        }
     }
 
     /// The earliest armed timer (eviction or backoff): when to call again if nothing else happens.

@@ -29,7 +29,10 @@ impl Ready {
             WorkPhase::Spawned => Some(Ready::Start),
             WorkPhase::Marked | WorkPhase::Answered { .. } => Some(Ready::Continue),
             WorkPhase::Finished { .. } => Some(Ready::Complete),
-            WorkPhase::Armed | WorkPhase::Requesting { .. } | WorkPhase::Backoff { .. } => None,
+            WorkPhase::Armed
+            | WorkPhase::Requesting { .. }
+            | WorkPhase::Throttled { .. }
+            | WorkPhase::Backoff { .. } => None,
         }
     }
 }

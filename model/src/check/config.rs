@@ -9,6 +9,7 @@ mod read;
 
 use super::properties::vocabulary::Declared;
 use crate::api::{PodKey, Taint, TaintEffect, Toleration};
+use crate::core::throttle::RateLimit;
 use crate::field::FieldPath;
 use crate::yaml::Error;
 use std::collections::BTreeSet;
@@ -86,6 +87,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     (
         "relist-successor",
         include_str!("../../../specs/configs/relist-successor.yaml"),
+    ),
+    (
+        "rate-limited-storm",
+        include_str!("../../../specs/configs/rate-limited-storm.yaml"),
     ),
 ];
 
@@ -232,6 +237,9 @@ pub struct CheckConfig {
     /// The pods' `terminationGracePeriodSeconds`: a DELETE leaves a bound pod Terminating
     /// (API-2). `None`: the API server removes a deleted pod at once.
     pub termination_grace_seconds: Option<i64>,
+    /// `qps` and `burst`: the controller's client waits for a token of this bucket before each
+    /// request, `qps` tokens per 1,000 ms of model time (CORE-THROTTLE). `None`: never.
+    pub rate_limit: Option<RateLimit>,
 }
 
 impl CheckConfig {

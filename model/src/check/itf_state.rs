@@ -225,6 +225,19 @@ fn ctrl(c: &Controller) -> Value {
                         ("request", Value::int(request.id.0)),
                     ]),
                 ),
+                WorkPhase::Throttled {
+                    attempt,
+                    request,
+                    until,
+                    ..
+                } => Value::variant(
+                    "Throttled",
+                    Value::record([
+                        ("attempt", Value::int(*attempt)),
+                        ("request", Value::int(request.id.0)),
+                        ("until", time(*until)),
+                    ]),
+                ),
                 WorkPhase::Backoff { attempt, until } => Value::variant(
                     "Backoff",
                     Value::record([("attempt", Value::int(*attempt)), ("until", time(*until))]),

@@ -190,7 +190,7 @@ fn works_wait(s: &SysState, which: impl Fn(&PodKey) -> bool) -> bool {
         .values()
         .filter(|w| which(&w.key.pod))
         .all(|w| match w.phase {
-            WorkPhase::Armed | WorkPhase::Backoff { .. } => {
+            WorkPhase::Armed | WorkPhase::Backoff { .. } | WorkPhase::Throttled { .. } => {
                 w.timer_due().is_some_and(|due| due > s.now)
             }
             WorkPhase::Spawned

@@ -61,11 +61,12 @@ fn waits_only_for_timers(ctrl: &Controller) -> bool {
         && held_node.is_none()
         && held_pod.is_none()
         && ctrl.shards().all_idle()
-        && ctrl
-            .timed_queue()
-            .works()
-            .values()
-            .all(|w| matches!(w.phase, WorkPhase::Armed | WorkPhase::Backoff { .. }))
+        && ctrl.timed_queue().works().values().all(|w| {
+            matches!(
+                w.phase,
+                WorkPhase::Armed | WorkPhase::Backoff { .. } | WorkPhase::Throttled { .. }
+            )
+        })
 }
 
 /// The API server's objects: the truth every cache lags behind. Spec: MODEL-S2.

@@ -73,6 +73,7 @@ impl TaintSys {
             node_channel_capacity: self.config.node_channel_capacity,
             pod_channel_capacity: self.config.pod_channel_capacity,
             listing: Listing::Any,
+            rate_limit: self.config.rate_limit,
         }
     }
 

@@ -135,6 +135,14 @@ pub fn envelope(
 
     let latency = scenario.runtime.api_latency;
     let ops = profile.comparison_operators;
+    // The client's rate limit: every eviction may wait behind every other's requests.
+    let throttled = scenario.runtime.rate_limit.map(|limit| {
+        let evictions = incarnations.values().map(BTreeSet::len).sum();
+        (
+            limit,
+            super::throttle::longest_wait(limit, &profile, evictions),
+        )
+    });
     let mut out = Vec::new();
     for (key, uids) in incarnations {
         let states = oracle
@@ -148,7 +156,9 @@ pub fn envelope(
                 .map(|s| s.deleted.get(&uid).map(|t| t.plus(latency)))
                 .collect();
             let deleted: Vec<Time> = times.iter().flatten().copied().collect();
-            let (from, to) = (deleted.iter().min(), deleted.iter().max());
+            let wait = throttled.map_or(Duration::ZERO, |(_, wait)| wait);
+            let latest = deleted.iter().max().map(|t| t.plus(wait));
+            let (from, to) = (deleted.iter().min(), latest.as_ref());
             let outcome = match (from, to) {
                 (Some(&from), Some(&to)) if deleted.len() == times.len() => {
                     Outcome::MustDelete { from, to }
@@ -165,6 +175,14 @@ pub fn envelope(
             let because = match why.earliest() {
                 Some(_) => why.to_string(),
                 None => format!("a deletion scheduled earlier is not cancelled although {why}"),
+            };
+            let because = match throttled {
+                Some((limit, wait)) if wait > Duration::ZERO => format!(
+                    "{because}; up to {} later while its requests wait for the client's tokens \
+                     ({limit})",
+                    super::truth::seconds_text(wait)
+                ),
+                _ => because,
             };
             let reason = match outcome {
                 Outcome::MustDelete { .. } => because,

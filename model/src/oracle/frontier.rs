@@ -11,6 +11,7 @@
 
 use super::output::{Observe, Output, Seen};
 use super::state::{dedup, Pending, State};
+use super::throttle::Throttle;
 use super::truth::Truth;
 use crate::api::{Node, NodeName, Pod};
 use crate::api_server::{self, StoredPod, Write};
@@ -60,6 +61,8 @@ pub struct Machine {
     /// `expect`: the controller's successful DELETEs change this behaviour's own view of the
     /// API server (the pod is gone), instead of being matched against trace lines.
     pub explore: bool,
+    /// The client's rate limit and the requests the trace has shown (ORACLE-THROTTLE).
+    pub throttle: Option<Throttle>,
 }
 
 impl Machine {
@@ -78,6 +81,12 @@ impl Machine {
             sc.moves.push(Move::DeliverPod);
         }
         s.ctrl.enabled_steps(now, &mut sc.moves);
+        if let Some(throttle) = &self.throttle {
+            throttle.hold(s, now, &mut sc.moves, |m| match m {
+                Move::Step(step) => Some(step),
+                _ => None,
+            });
+        }
     }
 
     /// Follows `s` through steps that are its only move while its pipeline is busy (a chain
@@ -113,7 +122,13 @@ impl Machine {
                     _ => None,
                 };
                 let mut effects = Vec::new();
-                s.ctrl.make_mut().step(step, &*s.cache, now, &mut effects);
+                let ctrl = s.ctrl.make_mut();
+                match &self.throttle {
+                    Some(throttle) => throttle.lend(ctrl, &step, |ctrl| {
+                        ctrl.step(step.clone(), &*s.cache, now, &mut effects)
+                    }),
+                    None => ctrl.step(step, &*s.cache, now, &mut effects),
+                }
                 self.absorb(&mut s, effects, now, truth);
                 s.track(now, acted);
             }
@@ -230,6 +245,9 @@ impl Machine {
                     // The sleep is the work goroutine's own: after it the goroutine runs
                     // within the step slack too (ORACLE-11).
                     WorkPhase::Backoff { until, .. } => !due(until.plus(self.slack)),
+                    WorkPhase::Throttled { until, .. } => self
+                        .throttle
+                        .is_none_or(|t| t.owed_by(until, self.bound) > now),
                     _ => true,
                 })
     }
@@ -243,10 +261,12 @@ impl Machine {
         let timers = s.timers().flat_map(|due| [due, due.plus(b)]);
         let backoffs = s.backoffs().map(|until| until.plus(b).plus(self.slack));
         let slack = s.slack_due(self.slack);
+        let throttled = self.throttle.iter().flat_map(|t| t.instants(s, b));
         deliveries
             .chain(timers)
             .chain(backoffs)
             .chain(slack)
+            .chain(throttled)
             .filter(|t| *t > now)
             .min()
     }
@@ -255,7 +275,8 @@ impl Machine {
     pub fn deadline(&self, s: &State) -> Option<Time> {
         let b = self.bound;
         let bounds = s.undelivered().chain(s.timers()).map(|t| t.plus(b));
-        bounds.chain(s.slack_due(self.slack)).min()
+        let throttled = self.throttle.iter().flat_map(|t| t.deadlines(s, b));
+        bounds.chain(s.slack_due(self.slack)).chain(throttled).min()
     }
 
     /// Every state reachable from `from` by silent moves at `now` that may leave `now`.

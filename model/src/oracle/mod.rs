@@ -26,6 +26,7 @@ mod output;
 pub mod parallel;
 mod replay;
 mod state;
+mod throttle;
 mod truth;
 pub mod verdict;
 pub mod witness;
@@ -36,6 +37,7 @@ pub use state::Fault;
 pub use truth::Why;
 pub use verdict::{BadInput, Error, Expected, Result, Summary, Violation};
 
+use crate::core::throttle::RateLimit;
 use crate::profile::Profile;
 use crate::time::Duration;
 
@@ -60,6 +62,9 @@ pub struct Options {
     pub observe: Option<Observe>,
     /// Give up (inconclusive) when one pod's frontier holds more states than this.
     pub max_states: usize,
+    /// The controller client's rate limit (`--qps`, `--burst`); `None`: requests are never
+    /// throttled (ORACLE-THROTTLE).
+    pub rate_limit: Option<RateLimit>,
     /// `expect`: explore every behaviour instead of matching outputs.
     pub(crate) explore: bool,
     /// [`parallel`]: this oracle keeps the components of the pods of one share only.
@@ -77,6 +82,7 @@ impl Options {
             workers: 8,
             observe: None,
             max_states: 100_000,
+            rate_limit: None,
             explore: false,
             share: None,
         }

@@ -68,6 +68,7 @@ impl Oracle {
     pub fn with_options(options: Options) -> Oracle {
         let config = Config {
             workers: options.workers.max(1),
+            rate_limit: options.rate_limit,
             ..Config::new(options.profile)
         };
         Oracle {
@@ -81,6 +82,7 @@ impl Oracle {
                     deletions: false,
                 }),
                 explore: options.explore,
+                throttle: options.rate_limit.map(super::throttle::Throttle::new),
             },
             profile: options.profile.name,
             observe_given: options.observe.is_some(),

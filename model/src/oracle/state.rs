@@ -142,10 +142,13 @@ impl State {
         nodes.chain(self.pods.iter().map(|p| p.at))
     }
 
-    /// The due times of its armed timers and backoffs.
+    /// The due times of its armed timers and backoffs (a throttled request's timer is the
+    /// rate limit's, ORACLE-THROTTLE).
     pub fn timers(&self) -> impl Iterator<Item = Time> + '_ {
         let works = self.ctrl.timed_queue().works().values();
-        works.filter_map(|w| w.timer_due())
+        works
+            .filter(|w| !matches!(w.phase, WorkPhase::Throttled { .. }))
+            .filter_map(|w| w.timer_due())
     }
 
     /// The instants at which its works' backoff sleeps end.

@@ -12,6 +12,7 @@ mod read;
 mod tests;
 
 use crate::api::{Node, NodeName, Pod, PodKey, Toleration, Uid};
+use crate::core::throttle::RateLimit;
 use crate::taint_syntax::TaintSpec;
 use crate::time::{Duration, Time};
 use crate::trace::{RequestVerb, ResponseResult};
@@ -92,6 +93,9 @@ pub struct RuntimeKnobs {
     pub api_latency: Duration,
     /// `None`: a deleted pod's object is removed at once (grace period 0).
     pub deletion_grace: Option<Duration>,
+    /// `qps` and `burst`: the controller's client waits for a token of this bucket before
+    /// each request (CORE-THROTTLE). `None`: never throttled.
+    pub rate_limit: Option<RateLimit>,
 }
 
 impl Default for RuntimeKnobs {
@@ -102,6 +106,7 @@ impl Default for RuntimeKnobs {
             pod_informer_lag: Duration::ZERO,
             api_latency: Duration::ZERO,
             deletion_grace: None,
+            rate_limit: None,
         }
     }
 }

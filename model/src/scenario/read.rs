@@ -7,6 +7,7 @@ use super::{
     PodSpec, RuntimeKnobs, Scenario, ScenarioErrors, ALL_PROFILES,
 };
 use crate::api::{Node, Operator, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use crate::core::throttle::RateLimit;
 use crate::field::{FieldPath, Segment};
 use crate::limits;
 use crate::manifest::{self, convert, Located, Object};
@@ -201,6 +202,8 @@ impl Reader {
             "podInformerLag",
             "apiLatency",
             "deletionGrace",
+            "qps",
+            "burst",
         ];
         if !self.known_keys(f, KEYS) {
             return None;
@@ -225,7 +228,25 @@ impl Reader {
                 .and_then(|c| self.duration(&c))
                 .unwrap_or(d.api_latency),
             deletion_grace: f.get("deletionGrace").and_then(|c| self.duration(&c)),
+            rate_limit: self.rate_limit(f),
         })
+    }
+
+    /// `qps` and `burst` (both or neither): the controller client's token bucket (SCN-3,
+    /// CORE-THROTTLE).
+    fn rate_limit(&mut self, f: &Field) -> Option<RateLimit> {
+        let mut figure = |key: &str| {
+            let c = f.get(key)?;
+            let n = self.integer_in(&c, 1, i64::from(u32::MAX))?;
+            u32::try_from(n).ok()
+        };
+        let (qps, burst) = (figure("qps"), figure("burst"));
+        match (qps, burst) {
+            (Some(qps), Some(burst)) => RateLimit::qps(qps, burst),
+            (Some(_), None) => self.required(f, "burst", None::<Option<RateLimit>>),
+            (None, Some(_)) => self.required(f, "qps", None::<Option<RateLimit>>),
+            (None, None) => None,
+        }
     }
 
     /// An entry of `nodes`: the compact form, or `{manifest: …}` (every Node it holds).

@@ -109,3 +109,22 @@ fn generated_uids_tell_namespaces_apart() {
         "{err}"
     );
 }
+
+/// SCN-3: `qps` and `burst` give the controller's client a token bucket; one without the other
+/// is an error at the missing field.
+#[test]
+fn the_runtime_may_rate_limit_the_client() {
+    let limited = GOOD.replace("ops:\n", "runtime: {qps: 20, burst: 30}\nops:\n");
+    let s = parse_scenario("s.yaml", &limited).unwrap();
+    assert_eq!(s.runtime.rate_limit, RateLimit::qps(20, 30));
+    assert_eq!(
+        parse_scenario("s.yaml", GOOD).unwrap().runtime.rate_limit,
+        None
+    );
+    let half = GOOD.replace("ops:\n", "runtime: {qps: 20}\nops:\n");
+    let err = parse_scenario("s.yaml", &half).unwrap_err().to_string();
+    assert!(err.contains("runtime.burst: Required value"), "{err}");
+    let zero = GOOD.replace("ops:\n", "runtime: {qps: 0, burst: 30}\nops:\n");
+    let err = parse_scenario("s.yaml", &zero).unwrap_err().to_string();
+    assert!(err.contains("runtime.qps: Invalid value"), "{err}");
+}

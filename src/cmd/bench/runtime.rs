@@ -10,6 +10,7 @@ use clap::builder::TypedValueParser;
 use clap::Args;
 use serde::Serialize;
 use std::process::ExitCode;
+use taintcheck_model::core::throttle::RateLimit;
 use taintcheck_model::limits;
 use taintcheck_runtime::storm::{eviction_lateness, eviction_storm, Storm};
 
@@ -26,6 +27,15 @@ pub struct RuntimeBench {
     workers: usize,
     #[command(flatten)]
     behaviour: ProfileArg,
+    /// The controller's client waits for a token of a bucket of QPS per second
+    /// (`--kube-api-qps`, upstream 20) before each request; with `--burst`.
+    #[arg(long, value_name = "QPS", requires = "burst",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    qps: Option<u32>,
+    /// With `--qps`: BURST requests may go at once (`--kube-api-burst`, upstream 30).
+    #[arg(long, value_name = "BURST", requires = "qps",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    burst: Option<u32>,
     /// Evictions for the real-clock lateness run (0 skips it).
     #[arg(long, default_value_t = 5000)]
     lateness_evictions: usize,
@@ -50,6 +60,8 @@ struct RuntimeResult {
     nodes: usize,
     pods_per_node: usize,
     workers: usize,
+    /// The client's rate limit, if any (`qps 20, burst 30`).
+    rate_limit: Option<String>,
     storm: StormResult,
     /// Absent when `--lateness-evictions 0`.
     lateness: Option<LatenessResult>,
@@ -60,6 +72,9 @@ struct StormResult {
     /// Creating the objects and the controller's initial sync.
     setup_seconds: f64,
     storm_seconds: f64,
+    /// Virtual time from the start of the storm to its last timer: 300 s of tolerations plus
+    /// what the rate limit's waits add.
+    virtual_seconds: f64,
     decisions: u64,
     decisions_per_second: f64,
     requests: u64,
@@ -79,12 +94,17 @@ struct LatenessResult {
 
 pub fn runtime(args: &RuntimeBench) -> ExitCode {
     let profile = args.behaviour.profile;
+    let rate_limit = args
+        .qps
+        .zip(args.burst)
+        .and_then(|(qps, burst)| RateLimit::qps(qps, burst));
     let r = eviction_storm(Storm {
         nodes: args.nodes,
         pods_per_node: args.pods_per_node,
         recover_every: 2,
         profile,
         workers: args.workers,
+        rate_limit,
     });
     let storm_seconds = r.storm.as_secs_f64();
     let lateness = (args.lateness_evictions > 0).then(|| {
@@ -102,9 +122,11 @@ pub fn runtime(args: &RuntimeBench) -> ExitCode {
         nodes: args.nodes,
         pods_per_node: args.pods_per_node,
         workers: args.workers,
+        rate_limit: rate_limit.map(|l| l.to_string()),
         storm: StormResult {
             setup_seconds: r.setup.as_secs_f64(),
             storm_seconds,
+            virtual_seconds: r.virtual_span.millis() as f64 / 1000.0,
             decisions: r.decisions,
             decisions_per_second: r.decisions as f64 / storm_seconds.max(1e-9),
             requests: r.requests,
@@ -118,8 +140,12 @@ pub fn runtime(args: &RuntimeBench) -> ExitCode {
 
 fn describe(r: &RuntimeResult) {
     let s = &r.storm;
+    let limit = r
+        .rate_limit
+        .as_ref()
+        .map_or(String::new(), |l| format!(", client {l}"));
     outln!(
-        "storm ({} nodes x {} pods, profile {}, {} workers, virtual clock):",
+        "storm ({} nodes x {} pods, profile {}, {} workers{limit}, virtual clock):",
         r.nodes,
         r.pods_per_node,
         r.profile,
@@ -130,6 +156,7 @@ fn describe(r: &RuntimeResult) {
         s.setup_seconds
     );
     outln!("  storm wall time: {:.3} s", s.storm_seconds);
+    outln!("  storm virtual time: {:.3} s", s.virtual_seconds);
     outln!(
         "  decisions: {} ({:.0}/s), requests: {}, evictions: {}",
         s.decisions,

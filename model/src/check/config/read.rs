@@ -4,6 +4,7 @@
 use super::{CheckConfig, ConfigErrors, NodeSpec, OpKind, PodSpec};
 use crate::api::{Operator, Taint, TaintEffect, Toleration};
 use crate::check::config::checked_taint;
+use crate::core::throttle::RateLimit;
 use crate::limits;
 use crate::manifest;
 use crate::yaml::{self, Error, Field, Read};
@@ -76,6 +77,7 @@ impl Reader<'_> {
             processing_bound_ms: 100,
             properties: Vec::new(),
             termination_grace_seconds: None,
+            rate_limit: None,
         };
         const FIELDS: &[&str] = &[
             "description",
@@ -94,6 +96,8 @@ impl Reader<'_> {
             "processing_bound_ms",
             "properties",
             "termination_grace_seconds",
+            "qps",
+            "burst",
         ];
         if !self.known_keys(f, FIELDS) {
             return cfg;
@@ -151,6 +155,17 @@ impl Reader<'_> {
         }
         if let Some(v) = int("termination_grace_seconds", 3_600) {
             cfg.termination_grace_seconds = Some(v as i64);
+        }
+        cfg.rate_limit = match (int("qps", 1_000), int("burst", 1_000)) {
+            (Some(qps), Some(burst)) => RateLimit::qps(qps as u32, burst as u32),
+            (None, None) => None,
+            (Some(_), None) => self.required(f, "burst", None::<Option<RateLimit>>),
+            (None, Some(_)) => self.required(f, "qps", None::<Option<RateLimit>>),
+        };
+        if cfg.rate_limit.is_none() && (f.has("qps") || f.has("burst")) {
+            if let Some(c) = f.get("qps") {
+                self.invalid(&c, "a positive integer (with a positive burst)");
+            }
         }
         cfg
     }

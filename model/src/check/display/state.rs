@@ -270,6 +270,12 @@ fn controller(o: &mut String, s: &SysState) {
             WorkPhase::Answered { attempt, .. } => {
                 format!("attempt {attempt} answered; its reaction is next")
             }
+            WorkPhase::Throttled { attempt, until, .. } => {
+                format!(
+                    "attempt {attempt} waits for a token; sends at {}ms",
+                    until.0
+                )
+            }
             WorkPhase::Backoff { attempt, until } => {
                 format!("attempt {attempt} failed; retries at {}ms", until.0)
             }

@@ -23,6 +23,9 @@ impl Oracle {
             return Err(self.bad(&format!("id: request #{id} sent twice")));
         }
         self.output(&pod, seen, t)?;
+        if let Some(throttle) = &mut self.machine.throttle {
+            throttle.seen(t);
+        }
         *self.unanswered.entry(pod.clone()).or_default() += 1;
         self.requests.insert(id, (pod, verb));
         Ok(())
@@ -171,6 +174,9 @@ impl Oracle {
                 return Err(self.violation(&key, t, message, Expected::Nothing));
             }
             self.settled(&key)?;
+        }
+        if let Some(throttle) = &mut self.machine.throttle {
+            throttle.restarted();
         }
         Ok(())
     }
