@@ -273,7 +273,48 @@ fn a_late_event_is_rejected_with_its_real_cause() {
     let message = violation(check(Profile::latest(), 1_000, &lines));
     assert!(!message.contains("no longer has it"), "{message}");
     assert!(
-        message.contains("should have been marked for deletion by 1.200s"),
+        message.contains("should have been marked for deletion by 1.200s")
+            && message.contains("an event reaches the trace within the step slack 0.1 s"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_retry_may_come_late_after_its_backoff_while_other_pods_move() {
+    // The GET fails at 1.000s; the work takes the answer in up to the step slack later and
+    // sleeps 10 ms (latest's backoff), so its retry may come up to `D + S` after the sleep
+    // (ORACLE-4). Another pod's line at 1.050s wakes `p0`'s component past the sleep's end plus
+    // `D`: the behaviours still asleep then must be kept, and a wake-up found for them later.
+    let lines = Lines::new(None)
+        .line(r#"{"t":0,"kind":"node_added","rv":3,"node":{"name":"n2","taints":[]}}"#.into())
+        .taint(1_000, true)
+        .event(1_000, "mark")
+        .request(1_000, "get")
+        .line(r#"{"t":1000,"kind":"response","id":1,"result":"failed"}"#.into())
+        .line(
+            r#"{"t":1050,"kind":"pod_added","rv":1050,"pod":{"key":{"namespace":"default","name":"p1"},"uid":"p1-1","node_name":"n2","tolerations":[]}}"#
+                .into(),
+        )
+        .call(1_060, "get")
+        .call(1_060, "patch")
+        .call(1_060, "delete")
+        .lines;
+    let r = check(Profile::latest(), 0, &lines);
+    assert!(r.is_ok(), "{r:?}");
+    // A retry later than the backoff's end plus `D + S` (1.000s + 10 ms + 100 ms + 100 ms at
+    // the latest) is still rejected.
+    let late = Lines::new(None)
+        .taint(1_000, true)
+        .event(1_000, "mark")
+        .request(1_000, "get")
+        .line(r#"{"t":1000,"kind":"response","id":1,"result":"failed"}"#.into())
+        .call(1_300, "get")
+        .call(1_300, "patch")
+        .call(1_300, "delete")
+        .lines;
+    let message = violation(check(Profile::latest(), 0, &late));
+    assert!(
+        message.contains("should have been fetched (GET) by 1.210s"),
         "{message}"
     );
 }

@@ -46,6 +46,9 @@ impl From<Step> for Move {
 pub struct Death {
     pub at: Time,
     pub output: Output,
+    /// When `at` is the end of a step slack (ORACLE-11): the instant of the work's previous
+    /// step, or of the event's emission, that the output had to follow within the slack.
+    pub slack_from: Option<Time>,
 }
 
 /// The rules every component follows: the controller configuration, the latency bound and
@@ -271,12 +274,24 @@ impl Machine {
             .min()
     }
 
-    /// The earliest instant at which `s` may be forced to act (for waking idle components).
+    /// The earliest instant at which `s` may be forced to act (for waking idle components):
+    /// the first instant at which [`Machine::may_leave`] can fail, so that a component woken
+    /// and advanced past it has a later one.
     pub fn deadline(&self, s: &State) -> Option<Time> {
         let b = self.bound;
-        let bounds = s.undelivered().chain(s.timers()).map(|t| t.plus(b));
+        let works = s.ctrl.timed_queue().works().values();
+        let armed = works.filter_map(|w| match w.phase {
+            WorkPhase::Armed => Some(w.fire_at),
+            _ => None,
+        });
+        let bounds = s.undelivered().chain(armed).map(|t| t.plus(b));
+        let backoffs = s.backoffs().map(|until| until.plus(b).plus(self.slack));
         let throttled = self.throttle.iter().flat_map(|t| t.deadlines(s, b));
-        bounds.chain(s.slack_due(self.slack)).chain(throttled).min()
+        bounds
+            .chain(backoffs)
+            .chain(s.slack_due(self.slack))
+            .chain(throttled)
+            .min()
     }
 
     /// Every state reachable from `from` by silent moves at `now` that may leave `now`.
@@ -297,13 +312,14 @@ impl Machine {
         visited.admit(&mut sc.next, &mut stack);
         let mut out = Vec::new();
         while let Some(s) = stack.pop() {
-            if let Some(head) = self.overdue(&s, now) {
-                record(death, now, &head);
+            if let Some((head, from)) = self.overdue(&s, now) {
+                record(death, now, head, from);
                 continue;
             }
+            let forced = self.slack_forced(&s, now);
             let s = self.chain(s, now, truth, &mut sc);
-            if let Some(head) = self.overdue(&s, now) {
-                record(death, now, &head);
+            if let Some((head, from)) = self.overdue(&s, now) {
+                record(death, now, head, from.or(forced));
                 continue;
             }
             let leave = self.may_leave(&s, now);
@@ -358,13 +374,23 @@ impl Machine {
     }
 
     /// An output `s` can no longer show after `now`: a request it owes, or an event in flight
-    /// whose step slack ends by `now`.
-    fn overdue(&self, s: &State, now: Time) -> Option<Output> {
+    /// whose step slack ends by `now` (with the instant it was emitted).
+    fn overdue(&self, s: &State, now: Time) -> Option<(Output, Option<Time>)> {
         let late = |(at, _): &&(Time, EventRecord)| at.plus(self.slack) <= now;
-        s.owed.front().cloned().or_else(|| {
-            let (_, event) = s.events.iter().find(late)?;
-            Some(Output::Event(event.clone()))
-        })
+        if let Some(head) = s.owed.front() {
+            return Some((head.clone(), None));
+        }
+        let (at, event) = s.events.iter().find(late)?;
+        Some((Output::Event(event.clone()), Some(*at)))
+    }
+
+    /// The earliest previous step of a running work of `s` whose step slack ends by `now`: a
+    /// step `s` takes at `now` is forced by the slack, not chosen (for naming the cause).
+    fn slack_forced(&self, s: &State, now: Time) -> Option<Time> {
+        let forced = s.running.values().copied();
+        forced
+            .filter(|at| self.slack > Duration::ZERO && at.plus(self.slack) <= now)
+            .min()
     }
 
     /// The states in which `seen` is the next output, reached by silent moves at `now`.
@@ -550,11 +576,12 @@ impl Visited {
     }
 }
 
-fn record(death: &mut Option<Death>, at: Time, output: &Output) {
+fn record(death: &mut Option<Death>, at: Time, output: Output, slack_from: Option<Time>) {
     if death.as_ref().is_none_or(|d| d.at <= at) {
         *death = Some(Death {
             at,
-            output: output.clone(),
+            output,
+            slack_from,
         });
     }
 }

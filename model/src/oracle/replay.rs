@@ -317,6 +317,7 @@ impl Oracle {
                 .why(key, self.machine.config.profile.comparison_operators),
             profile: self.profile,
             bound: self.machine.bound,
+            slack: self.machine.slack,
             clock: self.clock,
         }
     }

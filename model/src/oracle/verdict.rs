@@ -154,6 +154,8 @@ pub struct Context<'a> {
     pub profile: &'static str,
     /// The latency bound `D` the trace is checked against.
     pub bound: Duration,
+    /// The step slack `S` the trace is checked against (ORACLE-11).
+    pub slack: Duration,
     /// How the trace's instants are shown (wall-clock when its header has a `start`).
     pub clock: Clock,
 }
@@ -240,8 +242,15 @@ impl Context<'_> {
     }
 
     /// The message for a deadline every legal behaviour missed: at `due` the pod had to be
-    /// `output`-ed, but the next line for it comes at `t`.
-    pub fn overdue(&self, output: &Output, due: Time) -> (String, Expected) {
+    /// `output`-ed, but the next line for it comes at `t`. `slack_from`: the deadline is the
+    /// end of a step slack that began then (the work's previous step, or the event's emission),
+    /// which the message names as the cause.
+    pub fn overdue(
+        &self,
+        output: &Output,
+        due: Time,
+        slack_from: Option<Time>,
+    ) -> (String, Expected) {
         let Context { pod, why, .. } = self;
         let what = output_text(output);
         let deletion = matches!(
@@ -262,10 +271,24 @@ impl Context<'_> {
             Why::Gone => String::new(),
             why => format!("{}; ", why.shown(self.clock)),
         };
+        let slack = match (slack_from, output) {
+            (Some(from), Output::Event(_)) => format!(
+                "; emitted at {}, an event reaches the trace within the step slack {}",
+                self.clock.at(from),
+                seconds_text(self.slack)
+            ),
+            (Some(from), _) => format!(
+                "; its work's previous step was at {}, and the next comes within the step \
+                 slack {}",
+                self.clock.at(from),
+                seconds_text(self.slack)
+            ),
+            (None, _) => String::new(),
+        };
         (
             format!(
-                "{pod} should have been {what} by {}{after} ({why}latency bound {}), but the \
-                 trace shows nothing of it before {}",
+                "{pod} should have been {what} by {}{after} ({why}latency bound {}{slack}), but \
+                 the trace shows nothing of it before {}",
                 self.clock.at(due),
                 seconds_text(self.bound),
                 self.clock.at(self.t)
@@ -363,6 +386,7 @@ mod tests {
             why,
             profile: "latest",
             bound: Duration(10_000),
+            slack: Duration(100),
             clock,
         }
     }
@@ -550,7 +574,7 @@ mod tests {
     #[test]
     fn an_overdue_deletion_gives_its_window() {
         let c = cx(tolerates(), 150_000, Clock::default());
-        let (message, expected) = c.overdue(&out_request(Verb::Delete), Time(120_000));
+        let (message, expected) = c.overdue(&out_request(Verb::Delete), Time(120_000), None);
         assert_eq!(
             message,
             "default/web-0 should have been deleted by 120.000s (it tolerates a for 100 s from \
@@ -569,22 +593,50 @@ mod tests {
             },
         ] {
             assert_eq!(
-                c.overdue(&deletion, Time(120_000)).1,
+                c.overdue(&deletion, Time(120_000), None).1,
                 Expected::DeletedWithin(Time(110_000), Time(120_000))
             );
         }
         assert_eq!(
-            c.overdue(&out_request(Verb::Delete), Time(100_000)).1,
+            c.overdue(&out_request(Verb::Delete), Time(100_000), None).1,
             Expected::DeletedWithin(Time(100_000), Time(100_000))
         );
         for other in [
             out_request(Verb::Get),
             out_event(EventKind::CancellingDeletion),
         ] {
-            assert_eq!(c.overdue(&other, Time(120_000)).1, Expected::Nothing);
+            assert_eq!(c.overdue(&other, Time(120_000), None).1, Expected::Nothing);
         }
-        let (message, _) =
-            cx(tolerates(), 150_000, wall()).overdue(&out_request(Verb::Delete), Time(120_000));
+        let (message, _) = cx(tolerates(), 150_000, wall()).overdue(
+            &out_request(Verb::Delete),
+            Time(120_000),
+            None,
+        );
         assert!(message.contains(", 110 s after a appeared ("), "{message}");
+    }
+
+    /// A deadline set by the step slack (ORACLE-11) names it and the step it follows, not
+    /// only the latency bound.
+    #[test]
+    fn a_deadline_of_the_step_slack_names_it() {
+        let c = cx(tolerates(), 150_000, Clock::default());
+        let (message, _) = c.overdue(&out_request(Verb::Get), Time(120_100), Some(Time(120_000)));
+        assert!(
+            message.ends_with(
+                "latency bound 10 s; its work's previous step was at 120.000s, and the next \
+                 comes within the step slack 0.1 s), but the trace shows nothing of it before \
+                 150.000s"
+            ),
+            "{message}"
+        );
+        let marking = out_event(EventKind::MarkingForDeletion);
+        let (message, _) = c.overdue(&marking, Time(120_100), Some(Time(120_000)));
+        assert!(
+            message.contains(
+                "latency bound 10 s; emitted at 120.000s, an event reaches the trace within the \
+                 step slack 0.1 s)"
+            ),
+            "{message}"
+        );
     }
 }

@@ -56,7 +56,7 @@ impl Oracle {
         if c.states.is_empty() {
             let context = self.context(key, t);
             let (message, expected) = match &death {
-                Some(d) => context.overdue(&d.output, d.at),
+                Some(d) => context.overdue(&d.output, d.at, d.slack_from),
                 None => (
                     format!("{key}: no legal behaviour reaches {t} ({})", context.why),
                     Expected::Nothing,
