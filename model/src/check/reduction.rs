@@ -329,7 +329,7 @@ fn pod_dispatch_ample(s: &SysState, env: &[Reach<'_>]) -> bool {
 /// No item for pod `k` is queued or held by the pod dispatcher.
 fn no_pod_item(s: &SysState, k: &PodKey) -> bool {
     let c = &*s.ctrl;
-    !c.pod_queue().queued().any(|p| p.key == *k) && !c.held().1.is_some_and(|p| p.key == *k)
+    !c.pod_queue().queued().any(|p| p.key == *k) && c.held().1.is_none_or(|p| p.key != *k)
 }
 
 /// The nodes a work's next step may read: its pod's, and the node its attempt reads (a live
