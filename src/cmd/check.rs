@@ -187,7 +187,7 @@ pub struct CheckArgs {
     /// `--json` reports into the whole run's verdicts (docs/scale-out.md).
     #[arg(long, value_name = "I/N", value_parser = Partition::parse)]
     pub partition: Option<Partition>,
-    /// Partial-order reduction: por (explore an invisible, independent dispatcher move alone
+    /// Partial-order reduction: por (explore an invisible, independent internal step alone
     /// where there is one; the same verdicts) or none (every interleaving).
     #[arg(long, default_value = "por", value_parser = reduction_parser())]
     pub reduction: Reduction,
