@@ -3,7 +3,9 @@
 //! specs/quint/README.md "Cross-check").
 //!
 //! Quint → Rust: traces simulated from the Quint specification are replayed in the Rust model.
-//! The replay keeps the set of Rust states whose projection equals the current Quint state's.
+//! The replay keeps the set of Rust states whose projection equals the current Quint state's,
+//! starting from every state an order of the initial instant's steps settles in (Quint takes
+//! MODEL-INIT's steps in any order, the Rust model in one).
 //! Steps that leave the projection unchanged (dispatches, worker phases, timer firings) may be
 //! interleaved differently on the two sides; each Quint step that changes the projection must be
 //! matched by one Rust step, possibly after Rust steps that leave the projection unchanged,
@@ -14,7 +16,9 @@
 //! Rust → Quint: every shortest counterexample the Rust model finds on the configurations the
 //! Quint specification covers, for a property Quint states, is followed by a Quint simulation
 //! constrained to its projections (`specs/quint/track.qnt`) to its end, where the Quint invariant
-//! of the same name must fail. A counterexample no Quint behaviour follows is a disagreement.
+//! of the same name must fail; one sampling misses is searched again guided by the Rust
+//! behaviour's action names (`GUIDE`). A counterexample no Quint behaviour follows is a
+//! disagreement.
 //!
 //! Quint runs with its TypeScript backend, installed from `specs/quint/package-lock.json`
 //! (`npm ci`) when `node_modules` is missing. Without node/npm the tests say they did not run,
@@ -24,7 +28,8 @@
 //! the module, e.g. `latest_default_0.itf.json`). `TAINTCHECK_QUINT_FOLLOW_SAMPLES` (default
 //! 300) bounds the Quint simulations that try to follow one Rust counterexample. By default the
 //! first counterexample on `timer-vs-cancel` and `same-name-successor` of each profile is
-//! followed; every counterexample of every configuration with `TAINTCHECK_QUINT_FOLLOW_ALL=1`.
+//! followed; every counterexample of every configuration with `TAINTCHECK_QUINT_FOLLOW_ALL=1`,
+//! of one module's with `TAINTCHECK_QUINT_FOLLOW_MODULE=<module>` (with `_ALL=1`: all of them).
 
 #[path = "quint_support/itf.rs"]
 mod itf;
@@ -38,20 +43,25 @@ use std::path::PathBuf;
 
 use itf::{Projection, QuintState};
 use project::project;
-use quint::{ensure_quint, env_usize, follows, quint_dir, read_dir, simulate};
+use quint::{ensure_quint, env_usize, follows, quint_dir, read_dir, run_tests, simulate};
 use stateright::Model;
 use taintcheck_model::check::properties::PROPERTIES;
-use taintcheck_model::check::{shortest, CheckConfig, SysState, TaintSys};
+use taintcheck_model::check::{shortest, Action, CheckConfig, SysState, TaintSys};
 use taintcheck_model::profile::Profile;
 
 /// The (Quint module, Rust profile, Rust configuration) triples of `specs/quint/profiles.qnt`;
 /// a configuration is built in or a file under the repository.
-const CASES: [(&str, &str, &str); 24] = [
+const CASES: [(&str, &str, &str); 27] = [
     ("v1_18_default", "v1.18", "default"),
     ("v1_18_timer_vs_cancel", "v1.18", "timer-vs-cancel"),
     ("v1_18_failing_delete", "v1.18", "failing-delete"),
     ("v1_18_toleration_change", "v1.18", "toleration-change"),
     ("v1_18_same_name_successor", "v1.18", "same-name-successor"),
+    (
+        "v1_18_successor_while_deleting",
+        "v1.18",
+        "successor-while-deleting",
+    ),
     ("v1_18_stale_cache", "v1.18", "stale-cache"),
     ("v1_18_restart", "v1.18", "restart"),
     (
@@ -68,6 +78,11 @@ const CASES: [(&str, &str, &str); 24] = [
         "latest",
         "same-name-successor",
     ),
+    (
+        "latest_successor_while_deleting",
+        "latest",
+        "successor-while-deleting",
+    ),
     ("latest_stale_cache", "latest", "stale-cache"),
     ("latest_restart", "latest", "restart"),
     (
@@ -80,6 +95,11 @@ const CASES: [(&str, &str, &str); 24] = [
     ("fixed_failing_delete", "fixed", "failing-delete"),
     ("fixed_toleration_change", "fixed", "toleration-change"),
     ("fixed_same_name_successor", "fixed", "same-name-successor"),
+    (
+        "fixed_successor_while_deleting",
+        "fixed",
+        "successor-while-deleting",
+    ),
     ("fixed_stale_cache", "fixed", "stale-cache"),
     ("fixed_restart", "fixed", "restart"),
     (
@@ -111,19 +131,60 @@ fn successors(model: &TaintSys, s: &SysState) -> Vec<SysState> {
         .collect()
 }
 
+/// The states the initial instant settles in, over every order of its internal steps: from the
+/// configured objects listed (nothing delivered), every step but the environment's and the
+/// clock's, to the states where none is enabled. The Rust model's initial state is the one its
+/// fixed order reaches (MODEL-INIT); the Quint specification takes the initial instant's steps in
+/// any order, so a Quint trace starts from one of these (specs/quint/README.md, "Cross-check").
 // The states' interior mutability is their cached hash (`Shared`), which `Eq` and `Hash` ignore.
 #[allow(clippy::mutable_key_type)]
-fn replay(model: &TaintSys, trace: &[QuintState]) -> Verdict {
+fn settled_states(model: &TaintSys) -> Vec<SysState> {
+    let (listed, _) = model.initial_steps();
+    let mut seen: HashSet<SysState> = HashSet::from([listed.clone()]);
+    let (mut todo, mut settled) = (vec![listed], Vec::new());
+    while let Some(s) = todo.pop() {
+        let mut actions = Vec::new();
+        model.actions(&s, &mut actions);
+        let internal: Vec<SysState> = actions
+            .into_iter()
+            .filter(|a| !matches!(a, Action::Env(_) | Action::Tick(_)))
+            .filter_map(|a| model.next_state(&s, a))
+            .collect();
+        if internal.is_empty() {
+            settled.push(s);
+        }
+        for t in internal {
+            if seen.insert(t.clone()) {
+                todo.push(t);
+            }
+        }
+    }
+    settled
+}
+
+// The states' interior mutability is their cached hash (`Shared`), which `Eq` and `Hash` ignore.
+#[allow(clippy::mutable_key_type)]
+fn replay(model: &TaintSys, inits: &[SysState], trace: &[QuintState]) -> Verdict {
     let Some(start) = trace.iter().position(|q| q.settled) else {
         return Verdict::Agrees(0, 0);
     };
-    let init = model.init_states().remove(0);
-    if let Some((var, quint, rust)) = trace[start].projection.first_difference(&project(&init)) {
+    let frontier: Vec<SysState> = inits
+        .iter()
+        .filter(|s| project(s) == trace[start].projection)
+        .cloned()
+        .collect();
+    if frontier.is_empty() {
+        let rust = model.init_states().remove(0);
+        let (var, quint, rust) = trace[start]
+            .projection
+            .first_difference(&project(&rust))
+            .unwrap_or_else(|| ("(none)".into(), String::new(), String::new()));
         return Verdict::Disagrees(format!(
-            "step {start} (end of MODEL-INIT): `{var}` is {quint} in Quint, {rust} in Rust"
+            "step {start} (end of MODEL-INIT): no order of the initial instant settles there; \
+             `{var}` is {quint} in Quint, {rust} in the Rust initial state"
         ));
     }
-    let mut frontier = vec![init];
+    let mut frontier = frontier;
     let mut changed = 0;
     for i in start + 1..trace.len() {
         let (before, target) = (&trace[i - 1].projection, &trace[i].projection);
@@ -192,7 +253,12 @@ fn replay(model: &TaintSys, trace: &[QuintState]) -> Verdict {
 
 /// The replay is not vacuous: the same trace with one projection-changing step moved 1 ms later
 /// must disagree.
-fn assert_catches_a_wrong_step(model: &TaintSys, trace: &[QuintState], module: &str) {
+fn assert_catches_a_wrong_step(
+    model: &TaintSys,
+    inits: &[SysState],
+    trace: &[QuintState],
+    module: &str,
+) {
     let Some(i) = (1..trace.len())
         .rev()
         .find(|&i| trace[i].settled && trace[i].projection != trace[i - 1].projection)
@@ -202,7 +268,7 @@ fn assert_catches_a_wrong_step(model: &TaintSys, trace: &[QuintState], module: &
     let mut wrong = trace[..=i].to_vec();
     wrong[i].projection.now += 1;
     assert!(
-        matches!(replay(model, &wrong), Verdict::Disagrees(_)),
+        matches!(replay(model, inits, &wrong), Verdict::Disagrees(_)),
         "{module}: a trace with step {i} 1 ms late still replays"
     );
 }
@@ -248,6 +314,7 @@ fn quint_traces_replay_in_the_rust_model() {
     let mut failures = Vec::new();
     for (module, profile, config) in CASES {
         let model = model(profile, config);
+        let inits = settled_states(&model);
         let texts = match &given {
             Some(d) => read_dir(d, module),
             None => {
@@ -265,10 +332,10 @@ fn quint_traces_replay_in_the_rust_model() {
                 violated.extend(last.projection.violated.iter().cloned());
                 witnessed.extend(last.projection.witnessed.iter().cloned());
             }
-            match replay(&model, &trace) {
+            match replay(&model, &inits, &trace) {
                 Verdict::Agrees(s, c) => {
                     if agree == 0 {
-                        assert_catches_a_wrong_step(&model, &trace, module);
+                        assert_catches_a_wrong_step(&model, &inits, &trace, module);
                     }
                     agree += 1;
                     total_steps += s;
@@ -314,6 +381,27 @@ fn track(states: &[SysState]) -> Vec<Projection> {
     t
 }
 
+/// The name of a Rust action as the Quint specification labels its steps (`lastAction`): the
+/// action's, the controller step's or the environment operation's variant.
+fn label(action: &Action) -> String {
+    let text = match action {
+        Action::Controller(step) => format!("{step:?}"),
+        Action::Env(op) => format!("{op:?}"),
+        other => format!("{other:?}"),
+    };
+    text.chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect()
+}
+
+/// A Rust behaviour's steps for `GUIDE` (track.qnt): every state's projection with the name of
+/// the action reaching it (`init` for the first).
+fn guide(path: &[(SysState, Option<Action>)]) -> Vec<(Projection, String)> {
+    let mut labels = vec!["init".to_string()];
+    labels.extend(path.iter().filter_map(|(_, a)| a.as_ref().map(label)));
+    path.iter().map(|(s, _)| project(s)).zip(labels).collect()
+}
+
 #[test]
 fn rust_counterexamples_are_quint_behaviours() {
     if !quint_available("rust_counterexamples_are_quint_behaviours") {
@@ -329,13 +417,15 @@ fn rust_counterexamples_are_quint_behaviours() {
         .filter(|p| p.always && quint_invariant(p.id).is_some())
         .map(|p| p.name)
         .collect();
-    let (mut followed, mut failures) = (0, Vec::new());
+    let (mut followed, mut guided, mut failures) = (0, 0, Vec::new());
     let mut checked_vacuity = false;
     // By default the configurations of the upstream races N1/N2 and N5/N6, the first
     // counterexample of each; every counterexample of every configuration with
     // TAINTCHECK_QUINT_FOLLOW_ALL=1.
-    let cases = CASES.iter().filter(|(_, _, config)| {
-        all || ["timer-vs-cancel", "same-name-successor"].contains(config)
+    let only = std::env::var("TAINTCHECK_QUINT_FOLLOW_MODULE").ok();
+    let cases = CASES.iter().filter(|(module, _, config)| match &only {
+        Some(m) => m == module,
+        None => all || ["timer-vs-cancel", "same-name-successor"].contains(config),
     });
     for &(module, profile, config) in cases {
         let model = model(profile, config);
@@ -347,12 +437,36 @@ fn rust_counterexamples_are_quint_behaviours() {
                 .expect("a property")
                 .id;
             let invariant = quint_invariant(id).expect("stated in Quint");
-            let t = track(&path.into_states());
-            match follows(&dir, &scratch, module, &t, Some(&invariant), samples) {
+            let steps = path.into_vec();
+            let states: Vec<SysState> = steps.iter().map(|(s, _)| s.clone()).collect();
+            let t = track(&states);
+            // Sampling first; a behaviour it misses is searched again with the simulation
+            // guided by the Rust behaviour's action names (GUIDE), which steer the steps that
+            // keep the projection.
+            let found = follows(&dir, &scratch, module, &t, None, Some(&invariant), samples)
+                .and_then(|found| {
+                    if found {
+                        return Ok(true);
+                    }
+                    let g = guide(&steps);
+                    let again = follows(
+                        &dir,
+                        &scratch,
+                        module,
+                        &t,
+                        Some(&g),
+                        Some(&invariant),
+                        samples,
+                    )?;
+                    guided += usize::from(again);
+                    Ok(again)
+                });
+            match found {
                 Ok(true) => followed += 1,
                 Ok(false) => failures.push(format!(
-                    "{module}: no Quint behaviour in {samples} samples follows Rust's {id} \
-                     counterexample ({} projections) to a state violating {invariant}",
+                    "{module}: no Quint behaviour in {samples} samples, sampled or guided, \
+                     follows Rust's {id} counterexample ({} projections) to a state violating \
+                     {invariant}",
                     t.len()
                 )),
                 Err(e) => panic!("{module} {id}: {e}"),
@@ -364,7 +478,7 @@ fn rust_counterexamples_are_quint_behaviours() {
                 let mut wrong = t.clone();
                 wrong.last_mut().expect("a projection").now += 1;
                 assert_eq!(
-                    follows(&dir, &scratch, module, &wrong, None, samples / 10 + 1),
+                    follows(&dir, &scratch, module, &wrong, None, None, samples / 10 + 1),
                     Ok(false),
                     "{module}: Rust's {id} counterexample with its last step 1 ms late is followed"
                 );
@@ -377,7 +491,7 @@ fn rust_counterexamples_are_quint_behaviours() {
     }
     let _ = std::fs::remove_dir_all(&scratch);
     eprintln!(
-        "{followed} Rust counterexamples followed in Quint, {} not",
+        "{followed} Rust counterexamples followed in Quint ({guided} of them guided), {} not",
         failures.len()
     );
     assert!(followed > 0, "no counterexample to follow");
@@ -386,4 +500,20 @@ fn rust_counterexamples_are_quint_behaviours() {
         "disagreements:\n{}",
         failures.join("\n")
     );
+}
+
+/// The specification's regression tests (`specs/quint/regressions.qnt`): disagreements the
+/// cross-check found, pinned on the side that was wrong.
+#[test]
+fn quint_regressions_pass() {
+    if !quint_available("quint_regressions_pass") {
+        return;
+    }
+    match run_tests(&quint_dir(), "regressions.qnt") {
+        Ok(report) => assert!(
+            report.contains("passing") && !report.contains("failed"),
+            "{report}"
+        ),
+        Err(report) => panic!("quint test regressions.qnt failed:\n{report}"),
+    }
 }

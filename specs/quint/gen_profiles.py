@@ -42,6 +42,9 @@ CONFIGS = {
     "same_name_successor": dict(nodes={"n1": ["k"], "n2": []}, pods={"p1": ("n1", [("k", 2)])},
                                 taints=["k"], seconds=[], ops=["recreate_pod"],
                                 budget=1, step=1000, horizon=5000, workers=2, bound=100),
+    "successor_while_deleting": dict(nodes={"n1": ["k"]}, pods={"p1": ("n1", [("k", 0)])},
+                                     taints=["k"], seconds=[], ops=["recreate_pod"],
+                                     budget=2, step=1000, horizon=1000, workers=1, bound=100),
     "stale_cache": dict(nodes={"n1": ["k"]}, pods={"p1": ("", [])},
                         taints=["k"], seconds=[], ops=["remove_taint", "bind_pod"],
                         budget=2, step=1000, horizon=1000, workers=1, bound=100),
@@ -84,6 +87,7 @@ for pname, sw in PROFILES.items():
             SHARD="Map(" + ", ".join(f'{qstr(n)} -> {fnv(n) % c["workers"]}' for n in names) + ")",
             PROCESSING_BOUND_MS=str(c["bound"]),
             TRACK="List()",
+            GUIDE="List()",
         )
         out.append(f"module {pname}_{cname} {{")
         out.append("  import taintmanager(")

@@ -63,6 +63,25 @@ pub fn simulate(dir: &Path, module: &str, out: &Path, traces: usize, steps: usiz
     read_dir(out, module)
 }
 
+/// Runs the `run …Test` definitions of `file` (`quint test`); `Err` holds Quint's report.
+pub fn run_tests(dir: &Path, file: &str) -> Result<String, String> {
+    let out = Command::new(dir.join("node_modules/.bin/quint"))
+        .args(["test", "--backend", "typescript", file])
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("quint: {e}"))?;
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.success() {
+        Ok(report)
+    } else {
+        Err(report)
+    }
+}
+
 pub fn read_dir(dir: &Path, module: &str) -> Vec<String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("reads the ITF directory")
@@ -83,12 +102,15 @@ pub fn read_dir(dir: &Path, module: &str) -> Vec<String> {
 /// Whether some Quint behaviour of `module` follows `track` (the projections of a Rust behaviour,
 /// consecutive duplicates removed) to its end and, there, violates the Quint invariant
 /// `property` (`None`: whatever holds there). Runs `quint run` on a copy of the specification in
-/// `scratch` with a module `replay`: `module` with `TRACK` set; `Err` says what went wrong.
+/// `scratch` with a module `replay`: `module` with `TRACK` set, and `GUIDE` set to `guide` (the
+/// Rust behaviour's steps: each state's projection and the name of the action reaching it) when
+/// given; `Err` says what went wrong.
 pub fn follows(
     dir: &Path,
     scratch: &Path,
     module: &str,
     track: &[Projection],
+    guide: Option<&[(Projection, String)]>,
     property: Option<&str>,
     samples: usize,
 ) -> Result<bool, String> {
@@ -107,6 +129,11 @@ pub fn follows(
     let block = &profiles[start..];
     let block = &block[..block.find("\n}\n").ok_or("unterminated module")? + 1];
     let literal: Vec<String> = track.iter().map(Projection::to_quint).collect();
+    let guide: Vec<String> = guide
+        .unwrap_or_default()
+        .iter()
+        .map(|(p, label)| format!("{{ proj: {}, label: {label:?} }}", p.to_quint()))
+        .collect();
     let reached = match property {
         Some(p) => format!("TRACK_END and not({p})"),
         None => "TRACK_END".to_string(),
@@ -118,6 +145,11 @@ pub fn follows(
             .replacen(
                 "TRACK = List()",
                 &format!("TRACK = List(\n      {})", literal.join(",\n      ")),
+                1
+            )
+            .replacen(
+                "GUIDE = List()",
+                &format!("GUIDE = List(\n      {})", guide.join(",\n      ")),
                 1
             )
     );
