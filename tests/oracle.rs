@@ -177,20 +177,10 @@ fn every_mutant_is_rejected() {
         let mut killed_in = Vec::new();
         let (mut differing, mut rejected) = (0, 0);
         for profile in profiles() {
-            let mut killed = false;
-            for s in &scenarios {
-                let correct = run_scenario(s, profile, ClockKind::Virtual);
-                let mutated = run_scenario_mutated(s, profile, mutant);
-                if observable(&correct.records) == observable(&mutated.records) {
-                    continue;
-                }
-                differing += 1;
-                if check(s, profile, &mutated.records).is_err() {
-                    rejected += 1;
-                    killed = true;
-                }
-            }
-            if killed {
+            let (changed, killed) = mutant_traces(&scenarios, profile, mutant);
+            differing += changed;
+            rejected += killed;
+            if killed > 0 {
                 killed_in.push(profile.name);
             }
         }
@@ -217,6 +207,22 @@ fn every_mutant_is_rejected() {
         lines.join("\n")
     );
     assert!(survivors.is_empty(), "surviving mutants: {survivors:?}");
+}
+
+/// `mutant`'s runs of `scenarios` under `profile`: how many traces differ observably from the
+/// correct runtime's, and how many of those the oracle rejects.
+fn mutant_traces(scenarios: &[Scenario], profile: Profile, mutant: Mutant) -> (usize, usize) {
+    let (mut differing, mut rejected) = (0, 0);
+    for s in scenarios {
+        let correct = run_scenario(s, profile, ClockKind::Virtual);
+        let mutated = run_scenario_mutated(s, profile, mutant);
+        if observable(&correct.records) == observable(&mutated.records) {
+            continue;
+        }
+        differing += 1;
+        rejected += usize::from(check(s, profile, &mutated.records).is_err());
+    }
+    (differing, rejected)
 }
 
 /// The parallel oracle (ORACLE-12) gives the sequential oracle's verdict, message and summary
@@ -583,17 +589,9 @@ fn every_mutant_is_rejected_with_graceful_deletion_and_relists() {
     for mutant in Mutant::ALL {
         let (mut differing, mut rejected) = (0, 0);
         for profile in profiles() {
-            for s in &scenarios {
-                let correct = run_scenario(s, profile, ClockKind::Virtual);
-                let mutated = run_scenario_mutated(s, profile, mutant);
-                if observable(&correct.records) == observable(&mutated.records) {
-                    continue;
-                }
-                differing += 1;
-                if check(s, profile, &mutated.records).is_err() {
-                    rejected += 1;
-                }
-            }
+            let (changed, killed) = mutant_traces(&scenarios, profile, mutant);
+            differing += changed;
+            rejected += killed;
         }
         println!(
             "  {:<45} traces changed: {differing}, rejected: {rejected}",
