@@ -219,6 +219,16 @@ impl Informers {
             .arm(until, Box::new(move || me.relist(kind)));
     }
 
+    /// The watch of `kind` expires now (410 Gone) and the informer relists at once: the events
+    /// it received and has not delivered are lost, and it queues the difference between its
+    /// cache and the API (ENV-13, INF-1). What a replayed schedule's relist turn does (CHECK-7).
+    pub fn expire_watch(&self, kind: ObjectKind) {
+        if let Some(s) = lock(&self.inner.streams).get_mut(&kind) {
+            s.buffer.clear();
+        }
+        self.relist(kind);
+    }
+
     fn relist(&self, kind: ObjectKind) {
         if let Some(s) = lock(&self.inner.streams).get_mut(&kind) {
             s.dropped_until = None;

@@ -17,10 +17,11 @@ use crate::sync::spawn;
 use crate::timers::TimerService;
 use std::sync::Arc;
 use taintcheck_model::api::{Node, Pod};
+use taintcheck_model::check::action::Watched;
 use taintcheck_model::check::replay::{EnvInput, Expected, Schedule, Turn};
 use taintcheck_model::core::Config;
 use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{Admission, PodSpec};
+use taintcheck_model::scenario::{Admission, ObjectKind, PodSpec};
 use taintcheck_model::time::{Duration, Time};
 use taintcheck_model::trace::{ResponseResult, TraceEvent, TraceRecord};
 
@@ -77,7 +78,12 @@ pub fn replay(schedule: &Schedule, profile: Profile) -> Replay {
         default_toleration_seconds: false,
         ..Admission::default()
     };
-    let api = ApiServer::new(admission, None, recorder.clone(), timers.clone());
+    let api = ApiServer::new(
+        admission,
+        schedule.deletion_grace,
+        recorder.clone(),
+        timers.clone(),
+    );
     let mut run = Run {
         clock,
         gate,
@@ -169,9 +175,6 @@ impl Run {
                 self.clock.advance_to(*at);
                 Ok(())
             }
-            Turn::Env(EnvInput::Relist(_)) => {
-                Err("a relist (ENV-13) is not replayed on the runtime".into())
-            }
             Turn::Env(input) => self.environment(input).map_err(|e| e.to_string()),
             _ => self.gate.run_turn(turn.clone(), PATIENCE),
         }
@@ -186,7 +189,15 @@ impl Run {
             EnvInput::PutPod(pod) => api.put_pod(pod.clone()),
             EnvInput::DeletePod(key) => api.delete_pod(key),
             EnvInput::RemovePod(key) => api.remove_pod(key, None),
-            EnvInput::Relist(_) => unreachable!("refused before the environment acts"),
+            EnvInput::Relist(watched) => {
+                let kind = match watched {
+                    Watched::Nodes => ObjectKind::Nodes,
+                    Watched::Pods => ObjectKind::Pods,
+                };
+                let controller = self.controller.as_ref().expect("an incarnation runs");
+                controller.informers().expire_watch(kind);
+                Ok(())
+            }
             EnvInput::RecreatePod(pod) => {
                 // The predecessor may already be gone; the successor is created either way.
                 let _ = api.remove_pod(&pod.key, None);

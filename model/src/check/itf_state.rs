@@ -1,13 +1,14 @@
 //! A path of the model as an ITF trace ([`itf`](super::itf)): one state per step plus the
 //! initial one, under the variable names of specs/spec.md (MODEL-S1..MODEL-S6: `now`, `api`,
 //! `nodes`, `pods`, `ctrl`, `env`, `history`). Objects are records, keyed collections `#map`s,
-//! queues lists, absent values Quint's `None`. `ctrl` is a projection of the core's state: the
+//! queues lists, absent values Quint's `None`; a Terminating pod's `deletion` (API-2) is a record,
+//! and a relist's difference (INF-1) is the informer's `pending` queue. `ctrl` is a projection of the core's state: the
 //! work queues' contents, `taintedNodes`, the timed-worker map, the works and the requests in
 //! flight (the dispatchers' and workers' positions are left out). Spec: CHECK-3.
 
 use super::itf::{Trace, Value};
 use super::state::{ApiPod, CachedNode, CachedPod, Delta, Informer, SysState};
-use crate::api::{Pod, Taint, Toleration};
+use crate::api::{Deletion, Pod, Taint, Toleration};
 use crate::core::{Controller, Entry, Verb, WorkPhase};
 use crate::time::Time;
 
@@ -121,6 +122,16 @@ fn api_pod(p: &ApiPod) -> Value {
         ("exposed_in_api", Value::Bool(p.exposed_in_api)),
         ("version", Value::int(p.version.0)),
         ("disruption_target", Value::Bool(p.disruption_target)),
+        ("deletion", Value::option(p.deletion, deletion)),
+    ])
+}
+
+/// A Terminating pod's graceful deletion (API-2): `timestamp` is its `deletionTimestamp` (when
+/// the grace period ends), `grace` its `deletionGracePeriodSeconds`, in ms like every duration.
+fn deletion(d: Deletion) -> Value {
+    Value::record([
+        ("timestamp", time(d.timestamp)),
+        ("grace", Value::int(d.grace.millis())),
     ])
 }
 

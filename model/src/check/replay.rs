@@ -11,9 +11,9 @@ use super::state::SysState;
 use super::system::TaintSys;
 use super::trace::Trace;
 use crate::api::{Node, NodeName, Pod, PodKey};
-use crate::core::{Config, Controller, RequestId, Step};
+use crate::core::{Config, Controller, RequestId, Step, Verb};
 use crate::scenario::ObjectKind;
-use crate::time::Time;
+use crate::time::{Duration, Time};
 use crate::trace::RequestVerb;
 use stateright::Model;
 use std::collections::VecDeque;
@@ -50,7 +50,8 @@ pub enum EnvInput {
     /// Remove the pod object now: its kubelet confirms the termination, or a force delete
     /// (ENV-11, ENV-12).
     RemovePod(PodKey),
-    /// An informer's watch expires and it relists (ENV-13): not replayed on the runtime.
+    /// An informer's watch expires now and it relists (ENV-13, INF-1): the events it has not
+    /// delivered are lost, and it queues the difference between its cache and the API.
     Relist(Watched),
     /// kube-controller-manager restarts.
     Restart,
@@ -99,6 +100,9 @@ pub struct Schedule {
     pub nodes: Vec<Node>,
     /// The pods the API server starts with (UIDs as in the model).
     pub pods: Vec<Pod>,
+    /// The pods' termination grace the API server applies to a DELETE (API-2; the model's
+    /// `termination_grace_seconds`); `None`: a deleted pod goes at once.
+    pub deletion_grace: Option<Duration>,
     /// The turns, the initial instant's settling first.
     pub turns: Vec<ScheduledTurn>,
 }
@@ -135,6 +139,10 @@ impl Schedule {
             config: model.core_config(),
             nodes: listed.api.nodes.values().map(|n| n.node.clone()).collect(),
             pods: listed.api.pods.values().map(|p| p.pod.clone()).collect(),
+            deletion_grace: model
+                .config
+                .termination_grace_seconds
+                .map(Duration::from_secs),
             turns: builder.turns,
         }
     }
@@ -180,12 +188,18 @@ impl Builder {
             Action::ApiRespond(id) => Turn::Answer(*id),
             Action::Env(op) => Turn::Env(env_input(op, after, fails)),
         };
-        if matches!(action, Action::Env(EnvOp::Restart)) {
+        // A restart, or a relist of the pods (ENV-13), loses every undelivered pod event, the
+        // status-only ones too, and queues the model's events afresh.
+        let requeued = matches!(
+            action,
+            Action::Env(EnvOp::Restart | EnvOp::DropWatch(Watched::Pods))
+        );
+        if requeued {
             self.status_events.clear();
         }
         let queued = before.pods.pending.len() - popped;
         let pushed = after.pods.pending.len().saturating_sub(queued);
-        if matches!(action, Action::Env(EnvOp::Restart)) {
+        if requeued {
             self.status_events
                 .extend(std::iter::repeat_n(false, after.pods.pending.len()));
         } else {
@@ -205,12 +219,17 @@ impl Builder {
     }
 }
 
-/// Whether answering request `id` wrote the pod's status only (a new resourceVersion, the
-/// object still there): the runtime's watch sends an event for it, the model none.
+/// Whether answering request `id` wrote the pod's status only (the DisruptionTarget PATCH: a
+/// new resourceVersion, the object still there): the runtime's watch sends an event for it, the
+/// model none. A DELETE that makes the pod Terminating also gives it a new resourceVersion,
+/// but neither sends a watch event (API-2).
 fn status_write(before: &SysState, after: &SysState, id: RequestId) -> bool {
     let Some(req) = before.ctrl.pending_requests().find(|r| r.id == id) else {
         return false;
     };
+    if req.verb != Verb::PatchDisruptionTarget {
+        return false;
+    }
     match (before.api.pods.get(&req.pod), after.api.pods.get(&req.pod)) {
         (Some(b), Some(a)) => b.version != a.version && b.pod == a.pod,
         _ => false,
