@@ -103,7 +103,10 @@ pub fn run(args: RunArgs) -> Outcome {
         outln!("scenario {} under profile {}", scenario.name, profile.name);
         out!("{}", timeline::render(&report.records));
         let checked = scenario.expectations_for(profile.name);
-        let total = checked.deleted.len() + checked.not_deleted.len() + checked.events.len();
+        let total = checked.deleted.len()
+            + checked.not_deleted.len()
+            + checked.events.len()
+            + checked.properties.len();
         if failures.is_empty() {
             outln!("expectations: {total} checked, all met");
         } else {

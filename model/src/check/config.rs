@@ -4,7 +4,7 @@
 //!
 //! Spec: MODEL-CFG (specs/spec.md, "Configurations").
 
-mod properties;
+pub(crate) mod properties;
 mod read;
 
 use super::properties::vocabulary::Declared;

@@ -5,7 +5,8 @@
 //! CANCEL-1, CORE-PRE, SOME-1..SOME-5 (specs/spec.md, "Properties").
 
 use super::action::Action;
-use super::properties::{Flag, Witness};
+use super::properties::vocabulary::Timing;
+use super::properties::{eviction_timing, Flag, Witness};
 use super::state::{earliest_eviction, ApiPod, SysState};
 use crate::api::{PodKey, Uid};
 use crate::core::{ApiRequest, Effect, EventKind, NodePhase, Note, Step, Verb, Worker};
@@ -120,25 +121,10 @@ fn witness_eviction(s: &mut SysState, p: &ApiPod, req: &ApiRequest, comparison_o
     if s.env.restarted_at.is_some() {
         s.history.witnessed |= Witness::EvictionAfterRestart.bit();
     }
-    let node = p.pod.node_name.as_ref().and_then(|n| s.api.nodes.get(n));
-    let (Some(n), Some(bound)) = (node, p.bound_since) else {
-        return;
-    };
-    let Some(at) = earliest_eviction(&n.node, &n.taint_since, &p.pod, bound, comparison_operators)
-    else {
-        return;
-    };
-    let start = n
-        .taint_since
-        .iter()
-        .copied()
-        .max()
-        .unwrap_or(bound)
-        .max(bound);
-    s.history.witnessed |= if at <= start {
-        Witness::ImmediateEviction.bit()
-    } else {
-        Witness::SecondsEviction.bit()
+    s.history.witnessed |= match eviction_timing(s, p, comparison_operators) {
+        Some(Timing::AtOnce) => Witness::ImmediateEviction.bit(),
+        Some(Timing::AfterToleration) => Witness::SecondsEviction.bit(),
+        None => 0,
     };
 }
 

@@ -9,11 +9,12 @@
 pub mod custom;
 pub mod vocabulary;
 
-use super::state::{earliest_eviction, SysState};
-use crate::api::Taint;
+use super::state::{earliest_eviction, ApiPod, SysState};
+use crate::api::{PodKey, Taint};
 use crate::core::{shard_of, PodItem, WorkPhase, Worker};
 use crate::time::{Duration, Time};
 use smallvec::SmallVec;
+use vocabulary::Timing;
 
 /// A bit of `History::violated` (for `always` properties) or `History::witnessed`
 /// (for `sometimes` properties).
@@ -137,6 +138,17 @@ pub(super) fn bounded(
     bound: Duration,
     per_incarnation: bool,
 ) -> bool {
+    bounded_for(s, comparison_operators, bound, per_incarnation, |_| true)
+}
+
+/// [`bounded`] for the pods `selected` picks (a user's `evicted_in_time`, PROP-5).
+pub(super) fn bounded_for(
+    s: &SysState,
+    comparison_operators: bool,
+    bound: Duration,
+    per_incarnation: bool,
+    selected: impl Fn(&PodKey) -> bool,
+) -> bool {
     let floor = match (per_incarnation, s.env.restarted_at) {
         (true, Some(t)) => t,
         _ => Time::ZERO,
@@ -145,7 +157,7 @@ pub(super) fn bounded(
         let (Some(node), Some(bound_since)) = (p.pod.node_name.as_ref(), p.bound_since) else {
             return true;
         };
-        if p.deletion.is_some() {
+        if p.deletion.is_some() || !selected(&p.pod.key) {
             return true; // Terminating: evicted, whether or not the object is gone (API-2).
         }
         let Some(n) = s.api.nodes.get(node) else {
@@ -169,6 +181,31 @@ pub(super) fn bounded(
             Some(at) => s.now <= at.max(p.changed_at).plus(bound),
             None => true,
         }
+    })
+}
+
+/// SOME-1 / SOME-2: how the eviction of `p` is timed, as the API shows its node in `s` when
+/// the DELETE is applied: at once when its earliest legal eviction is at or before its exposure
+/// start (the latest arrival of a NoExecute taint on its node, or its bind if later), else
+/// after a tolerationSeconds. `None`: pending, its node gone, or no such eviction time.
+pub(super) fn eviction_timing(
+    s: &SysState,
+    p: &ApiPod,
+    comparison_operators: bool,
+) -> Option<Timing> {
+    let n = s.api.nodes.get(p.pod.node_name.as_ref()?)?;
+    let bound = p.bound_since?;
+    let at = earliest_eviction(&n.node, &n.taint_since, &p.pod, bound, comparison_operators)?;
+    let start = n
+        .taint_since
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(bound)
+        .max(bound);
+    Some(match at <= start {
+        true => Timing::AtOnce,
+        false => Timing::AfterToleration,
     })
 }
 

@@ -146,5 +146,6 @@ pub fn check(expect: &Expectations, trace: &[TraceRecord]) -> Vec<Failure> {
             });
         }
     }
+    failures.extend(super::expect_properties::check(&expect.properties, trace));
     failures
 }

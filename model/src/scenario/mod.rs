@@ -6,6 +6,7 @@
 //! a run's trace against the expectations.
 
 mod check;
+mod expect_properties;
 mod ops;
 mod read;
 #[cfg(test)]
@@ -26,6 +27,7 @@ pub use crate::yaml::Error as ScenarioError;
 /// All problems of a scenario file, in file order (the scenario's own, then its manifests').
 pub use crate::yaml::Errors as ScenarioErrors;
 pub use check::{check, deletions, Deletion, Failure};
+pub use expect_properties::ExpectProperty;
 pub use read::parse_scenario;
 
 /// A parsed scenario. Spec: SCN-1.
@@ -238,6 +240,8 @@ pub struct Expectations {
     pub not_deleted: Vec<ExpectNotDeleted>,
     /// Events the pods must receive.
     pub events: Vec<ExpectEvent>,
+    /// User-defined properties the run must meet (PROP-2).
+    pub properties: Vec<ExpectProperty>,
 }
 
 /// A pod by name, optionally one incarnation of it (by UID).
@@ -335,6 +339,7 @@ impl Scenario {
                 out.deleted.extend(e.deleted.iter().cloned());
                 out.not_deleted.extend(e.not_deleted.iter().cloned());
                 out.events.extend(e.events.iter().cloned());
+                out.properties.extend(e.properties.iter().cloned());
             }
         }
         out

@@ -2,11 +2,13 @@
 //! and the field (`n1.yaml:12: ops[3].at: Invalid value: "soon": expected a duration such as
 //! 300s, 1.5s or 250ms`), and one run reports them all.
 
+use super::expect_properties::{unsupported_on_a_run, ExpectProperty};
 use super::{
     first_uid, Admission, ExpectDeleted, ExpectEvent, ExpectNotDeleted, Expectations, PodRef,
     PodSpec, RuntimeKnobs, Scenario, ScenarioErrors, ALL_PROFILES,
 };
 use crate::api::{Node, Operator, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use crate::check::config::properties::ReadProperties;
 use crate::core::throttle::RateLimit;
 use crate::field::{FieldPath, Segment};
 use crate::limits;
@@ -459,9 +461,13 @@ impl Reader {
     }
 
     fn expectation(&mut self, f: &Field) -> Option<Expectations> {
-        if !self.known_keys(f, &["deleted", "notDeleted", "events"]) {
+        if !self.known_keys(f, &["deleted", "notDeleted", "events", "properties"]) {
             return None;
         }
+        let properties = f
+            .get("properties")
+            .map(|c| self.expect_properties(&c))
+            .unwrap_or_default();
         Some(Expectations {
             deleted: f
                 .get("deleted")
@@ -482,7 +488,35 @@ impl Reader {
                 .get("events")
                 .map(|c| self.list(&c, |r, e| r.expect_event(e)))
                 .unwrap_or_default(),
+            properties,
         })
+    }
+
+    /// `properties:`, the vocabulary of configurations (PROP-2) less the claims a run cannot
+    /// judge.
+    fn expect_properties(&mut self, f: &Field) -> Vec<ExpectProperty> {
+        let declared = self.properties(f);
+        let mut out = Vec::new();
+        for item in f.items() {
+            let Some(d) = item
+                .get("name")
+                .and_then(|n| n.text())
+                .and_then(|n| declared.iter().find(|d| d.name == n))
+            else {
+                continue;
+            };
+            let body = item.get("always").or_else(|| item.get("sometimes"));
+            if let (Some(why), Some(body)) = (unsupported_on_a_run(&d.claim), body) {
+                let claim = body.entries().next().map_or(body.clone(), |(k, _)| k);
+                self.error(&claim, &format!("Invalid value: {why}"));
+                continue;
+            }
+            out.push(ExpectProperty {
+                declared: d.clone(),
+                line: item.line(),
+            });
+        }
+        out
     }
 
     /// `default/web-0` or `{pod: default/web-0, uid: web-0-2}`.

@@ -1,17 +1,17 @@
-//! Reading a configuration's `properties:` section (spec PROP-1): each entry a user-named
-//! property, `always` with a safety claim or `sometimes` with an occurrence claim, every error
-//! at its file, line and field.
+//! Reading a `properties:` list (spec PROP-1), a configuration's or a scenario's expectation
+//! (SCN-5): each entry a user-named property, `always` with a safety claim or `sometimes` with
+//! an occurrence claim, every error at its file, line and field.
 
-use super::read::Reader;
 use crate::check::properties::custom::{name_problem, MAX_CUSTOM};
-use crate::check::properties::vocabulary::{Claim, Declared, Pattern, TaintFilter};
+use crate::check::properties::vocabulary::{Claim, Declared, Pattern, TaintFilter, Timing};
 use crate::core::EventKind;
 use crate::yaml::{Field, Read};
 use std::collections::BTreeSet;
 
-impl Reader<'_> {
+/// Reads the vocabulary on any reader of the YAML layer.
+pub(crate) trait ReadProperties: Read + Sized {
     /// The `properties:` list.
-    pub(super) fn properties(&mut self, f: &Field) -> Vec<Declared> {
+    fn properties(&mut self, f: &Field) -> Vec<Declared> {
         let declared = self.list(f, |r, p| r.property(p));
         let mut seen = BTreeSet::new();
         for (d, item) in declared.iter().zip(f.items()) {
@@ -89,7 +89,9 @@ impl Reader<'_> {
         };
         let kind = key.text().unwrap_or_default();
         let fields: &[&str] = match kind.as_str() {
-            "never_deleted" | "marked_at_most_once" | "deleted" => &["pods"],
+            "never_deleted" | "marked_at_most_once" | "deleted_only_if_exposed" => &["pods"],
+            "evicted_in_time" => &["pods", "slack", "across_restarts"],
+            "deleted" => &["pods", "when", "after_restart"],
             "not_deleted_before" => &["pods", "taint", "after"],
             "deleted_within" => &["pods", "taint", "from", "to"],
             "at_most_deletions" => &["pods", "count", "window"],
@@ -113,7 +115,27 @@ impl Reader<'_> {
         Some(match kind.as_str() {
             "never_deleted" => Claim::NeverDeleted { pods },
             "marked_at_most_once" => Claim::MarkedAtMostOnce { pods },
-            "deleted" => Claim::Deleted { pods },
+            "deleted_only_if_exposed" => Claim::DeletedOnlyIfExposed { pods },
+            "evicted_in_time" => {
+                let slack = duration(self, "slack");
+                let across = self.flag(&body, "across_restarts");
+                Claim::EvictedInTime {
+                    pods,
+                    slack: slack?,
+                    across_restarts: across?,
+                }
+            }
+            "deleted" => {
+                let when = match body.get("when") {
+                    Some(w) => Some(self.timing(&w)?),
+                    None => None,
+                };
+                Claim::Deleted {
+                    pods,
+                    when,
+                    after_restart: self.flag(&body, "after_restart")?,
+                }
+            }
             "not_deleted_before" => Claim::NotDeletedBefore {
                 after: duration(self, "after")?,
                 pods,
@@ -171,13 +193,37 @@ impl Reader<'_> {
     /// `key` or `key=value`, valid as a taint's.
     fn taint_filter(&mut self, f: &Field) -> Option<TaintFilter> {
         let s = self.string(f)?;
-        match super::checked_taint(&s) {
+        match crate::check::config::checked_taint(&s) {
             Ok(t) => Some(TaintFilter {
                 key: t.key.to_string(),
                 value: s.contains('=').then(|| t.value.to_string()),
             }),
             Err(problem) => {
                 self.invalid(f, &problem);
+                None
+            }
+        }
+    }
+
+    /// An optional boolean field, `false` when absent.
+    fn flag(&mut self, body: &Field, key: &str) -> Option<bool> {
+        match body.get(key) {
+            Some(b) => self.boolean(&b),
+            None => Some(false),
+        }
+    }
+
+    /// `at_once` or `after_toleration`.
+    fn timing(&mut self, f: &Field) -> Option<Timing> {
+        match self.string(f)?.as_str() {
+            "at_once" => Some(Timing::AtOnce),
+            "after_toleration" => Some(Timing::AfterToleration),
+            s => {
+                let message = format!(
+                    "Unsupported value: \"{s}\": supported values: \"at_once\", \
+                     \"after_toleration\""
+                );
+                self.error(f, &message);
                 None
             }
         }
@@ -200,10 +246,12 @@ impl Reader<'_> {
     }
 }
 
+impl<R: Read> ReadProperties for R {}
+
 #[cfg(test)]
 mod tests {
     use crate::check::config::CheckConfig;
-    use crate::check::properties::vocabulary::{Claim, Pattern, TaintFilter};
+    use crate::check::properties::vocabulary::{Claim, Pattern, TaintFilter, Timing};
     use crate::time::Duration;
 
     const BASE: &str = "nodes: [{name: n1}]\npods: [{name: db-0, node: n1}]\nproperties:\n";
@@ -221,7 +269,10 @@ mod tests {
              \x20 - name: d\n    always: {at_most_deletions: {count: 1, window: 5s}}\n\
              \x20 - name: e\n    always: {marked_at_most_once: {}}\n\
              \x20 - name: f\n    sometimes: {deleted: {pods: web}}\n\
-             \x20 - name: g\n    sometimes: {event: {event: CancellingDeletion}}\n",
+             \x20 - name: g\n    sometimes: {event: {event: CancellingDeletion}}\n\
+             \x20 - name: h\n    always: {deleted_only_if_exposed: {}}\n\
+             \x20 - name: i\n    always: {evicted_in_time: {pods: db-0, slack: 100ms, across_restarts: true}}\n\
+             \x20 - name: j\n    sometimes: {deleted: {when: after_toleration, after_restart: true}}\n",
         )
         .unwrap();
         let claims: Vec<&Claim> = cfg.properties.iter().map(|d| &d.claim).collect();
@@ -248,8 +299,24 @@ mod tests {
                 to: Duration(310_000),
             }
         );
-        assert_eq!(cfg.properties.len(), 7);
+        assert_eq!(cfg.properties.len(), 10);
         assert_eq!(cfg.properties[6].name, "g");
+        assert_eq!(
+            claims[8],
+            &Claim::EvictedInTime {
+                pods: Pattern("db-0".into()),
+                slack: Duration(100),
+                across_restarts: true,
+            }
+        );
+        assert_eq!(
+            claims[9],
+            &Claim::Deleted {
+                pods: Pattern("*".into()),
+                when: Some(Timing::AfterToleration),
+                after_restart: true,
+            }
+        );
     }
 
     #[test]
@@ -288,6 +355,16 @@ mod tests {
         assert_eq!(
             e,
             "x.yaml:5: properties[0].always.at_most_deletions.count: Required value"
+        );
+        let e = parse("  - name: a\n    sometimes: {deleted: {when: later}}\n").unwrap_err();
+        assert_eq!(
+            e,
+            "x.yaml:5: properties[0].sometimes.deleted.when: Unsupported value: \"later\": supported values: \"at_once\", \"after_toleration\""
+        );
+        let e = parse("  - name: a\n    always: {evicted_in_time: {}}\n").unwrap_err();
+        assert_eq!(
+            e,
+            "x.yaml:5: properties[0].always.evicted_in_time.slack: Required value"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! Reading a configuration file (MODEL-CFG) on the crate's one YAML layer: every error names the
 //! file, the line and the field, and one run reports them all.
 
+use super::properties::ReadProperties;
 use super::{CheckConfig, ConfigErrors, NodeSpec, OpKind, PodSpec};
 use crate::api::{Operator, Taint, TaintEffect, Toleration};
 use crate::check::config::checked_taint;

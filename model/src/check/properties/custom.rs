@@ -14,7 +14,7 @@
 //! sorted and bounded by the configuration (nodes × taints, incarnations, `count + 1`).
 
 use super::vocabulary::{counts, Claim, Declared};
-use super::PropertyInfo;
+use super::{eviction_timing, PropertyInfo};
 use crate::api::{Name, NodeName, PodKey, Uid};
 use crate::check::action::Action;
 use crate::check::state::{ApiPod, SysState};
@@ -196,6 +196,17 @@ impl Custom {
                     Claim::DeletedWithin {
                         pods, taint, to, ..
                     } => !hit && !overdue(s, pods, taint.as_ref(), *to),
+                    Claim::EvictedInTime {
+                        pods,
+                        slack,
+                        across_restarts,
+                    } => super::bounded_for(
+                        s,
+                        s.ctrl.profile().comparison_operators,
+                        *slack,
+                        !across_restarts,
+                        |k| pods.matches(k),
+                    ),
                     c if c.is_safety() => !hit,
                     _ => hit,
                 }
@@ -240,19 +251,22 @@ impl Custom {
             Action::Env(_) => self.sight_taints(&mut changed, next),
             Action::Tick(_) => self.forget_old_deletions(&mut changed, next.now),
             Action::ApiRespond(id) => {
+                // Applied: the object is gone, or became Terminating (API-2).
                 let deleted = before
                     .ctrl
                     .pending_requests()
                     .find(|r| r.id == *id && r.verb == Verb::Delete)
                     .and_then(|r| before.api.pods.get(&r.pod))
                     .filter(|p| {
-                        next.api
-                            .pods
-                            .get(&p.pod.key)
-                            .is_none_or(|q| q.pod.uid != p.pod.uid)
+                        p.deletion.is_none()
+                            && next
+                                .api
+                                .pods
+                                .get(&p.pod.key)
+                                .is_none_or(|q| q.pod.uid != p.pod.uid || q.deletion.is_some())
                     });
                 if let Some(p) = deleted {
-                    self.deletion(&mut changed, p, next.now);
+                    self.deletion(&mut changed, p, next);
                 }
             }
             _ => {}
@@ -303,8 +317,11 @@ impl Custom {
         })
     }
 
-    /// A deletion of `p` applied at `now`.
-    fn deletion(&self, h: &mut CustomHistory, p: &ApiPod, now: Time) {
+    /// A deletion of `p` applied in the step to `next`.
+    fn deletion(&self, h: &mut CustomHistory, p: &ApiPod, next: &SysState) {
+        let now = next.now;
+        let timing = eviction_timing(next, p, next.ctrl.profile().comparison_operators);
+        let restarted = next.env.restarted_at.is_some();
         for (i, e) in self.entries.iter().enumerate() {
             let Test::Declared(claim) = &e.test else {
                 continue;
@@ -316,7 +333,13 @@ impl Custom {
                 anchor(h, p, claim).is_none_or(|a| now.0 < a.0 + least.0)
             };
             let hit = match claim {
-                Claim::NeverDeleted { .. } | Claim::Deleted { .. } => true,
+                Claim::NeverDeleted { .. } => true,
+                Claim::Deleted {
+                    when,
+                    after_restart,
+                    ..
+                } => when.is_none_or(|w| timing == Some(w)) && (restarted || !after_restart),
+                Claim::DeletedOnlyIfExposed { .. } => !p.exposed_in_api,
                 Claim::NotDeletedBefore { after, .. } => early(*after, h),
                 Claim::DeletedWithin { from, .. } => early(*from, h),
                 Claim::AtMostDeletions { count, window, .. } => {
@@ -327,7 +350,9 @@ impl Custom {
                     h.deletions.insert(pos, (i8, now));
                     h.deletions.iter().filter(|(j, _)| *j == i8).count() > usize::from(*count)
                 }
-                Claim::MarkedAtMostOnce { .. } | Claim::Event { .. } => false,
+                Claim::MarkedAtMostOnce { .. }
+                | Claim::Event { .. }
+                | Claim::EvictedInTime { .. } => false,
             };
             if hit {
                 h.hit |= 1 << i;

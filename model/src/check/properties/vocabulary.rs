@@ -69,10 +69,33 @@ pub enum Claim {
         /// The pods it is about.
         pods: Pattern,
     },
-    /// Occurrence: a matching pod is deleted.
+    /// Safety: a matching pod is deleted only if, at some instant since its bind, its node
+    /// showed a NoExecute taint the pod does not tolerate forever.
+    DeletedOnlyIfExposed {
+        /// The pods it is about.
+        pods: Pattern,
+    },
+    /// Safety: no matching pod (not Terminating) is still bound to its node later than `slack`
+    /// past the instant its tolerations of the taints the API shows ran out (or its last
+    /// toleration change, if later). The taints count from the controller's last restart at
+    /// the earliest, unless `across_restarts`.
+    EvictedInTime {
+        /// The pods it is about.
+        pods: Pattern,
+        /// The processing time allowed past the deadline.
+        slack: Duration,
+        /// Deadlines run from the taints' own arrival, across controller restarts.
+        across_restarts: bool,
+    },
+    /// Occurrence: a matching pod is deleted (`when`: with or without a tolerationSeconds
+    /// waited out; `after_restart`: after a controller restart).
     Deleted {
         /// The pods it is about.
         pods: Pattern,
+        /// How the deletion is timed, if that matters.
+        when: Option<Timing>,
+        /// Only a deletion after the controller restarted counts.
+        after_restart: bool,
     },
     /// Occurrence: the controller records event `event` about a matching pod.
     Event {
@@ -85,12 +108,14 @@ pub enum Claim {
 
 impl Claim {
     /// Every claim's name in a configuration, safety claims first.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 9] = [
         "never_deleted",
         "not_deleted_before",
         "deleted_within",
         "at_most_deletions",
         "marked_at_most_once",
+        "deleted_only_if_exposed",
+        "evicted_in_time",
         "deleted",
         "event",
     ];
@@ -108,7 +133,9 @@ impl Claim {
             | Claim::DeletedWithin { pods, .. }
             | Claim::AtMostDeletions { pods, .. }
             | Claim::MarkedAtMostOnce { pods }
-            | Claim::Deleted { pods }
+            | Claim::DeletedOnlyIfExposed { pods }
+            | Claim::EvictedInTime { pods, .. }
+            | Claim::Deleted { pods, .. }
             | Claim::Event { pods, .. } => pods,
         }
     }
@@ -178,7 +205,47 @@ impl std::fmt::Display for Claim {
                 "No pod object matching {} gets two \"Marking for deletion\" events.",
                 pods.0
             ),
-            Claim::Deleted { pods } => write!(f, "A pod matching {} is evicted.", pods.0),
+            Claim::DeletedOnlyIfExposed { pods } => write!(
+                f,
+                "A pod matching {} is evicted only if, since its bind, its node showed a \
+                 NoExecute taint it does not tolerate forever.",
+                pods.0
+            ),
+            Claim::EvictedInTime {
+                pods,
+                slack,
+                across_restarts,
+            } => write!(
+                f,
+                "No pod matching {} stays on its node later than {} past the instant its \
+                 tolerations of its node's NoExecute taints ran out{}.",
+                pods.0,
+                ms(slack),
+                if *across_restarts {
+                    ", counting the taints from their arrival across controller restarts"
+                } else {
+                    ", counting the taints from the controller's last restart"
+                }
+            ),
+            Claim::Deleted {
+                pods,
+                when,
+                after_restart,
+            } => write!(
+                f,
+                "A pod matching {} is evicted{}{}.",
+                pods.0,
+                match when {
+                    None => "",
+                    Some(Timing::AtOnce) => " at once (no tolerationSeconds to wait)",
+                    Some(Timing::AfterToleration) => " after a tolerationSeconds ran out",
+                },
+                if *after_restart {
+                    " after a controller restart"
+                } else {
+                    ""
+                }
+            ),
             Claim::Event { event, pods } => write!(
                 f,
                 "The controller records {} about a pod matching {}.",
@@ -190,6 +257,17 @@ impl std::fmt::Display for Claim {
             ),
         }
     }
+}
+
+/// How an eviction is timed, as the API shows the pod's node and tolerations when it is
+/// applied: its earliest legal eviction (the spec's `E`) against its exposure start (the latest
+/// arrival of a NoExecute taint on its node, or its bind if later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timing {
+    /// No tolerationSeconds left to wait at the exposure start (`E` at or before it).
+    AtOnce,
+    /// After a tolerationSeconds ran out (`E` later than the exposure start).
+    AfterToleration,
 }
 
 /// A pod name pattern: `*` stands for any run of characters (`db-*`, `*`, `web`). Pods live in
