@@ -187,6 +187,11 @@ TARGETS
       "$work/oracle-$d.json"
   done
   echo
+  echo "Hostile traces (repeated identical updates, streams of pods): \`scripts/hostile-figures.sh\`"
+  echo "prints, per trace, the exit code, the wall time, the peak memory and the oracle's largest"
+  echo "frontier and pods tracked; the state counts do not move with the load, and"
+  echo "\`tests/oracle_frontier.rs\` asserts them (specs/oracle.md, ORACLE-F1, ORACLE-F2)."
+  echo
   echo "## Core and matching"
   echo
   echo "criterion's median and its 95 % confidence interval:"

@@ -71,6 +71,59 @@ print('name: r\nnodes: [{name: n1, taints: [\"k=v:NoExecute\"]}]\npods:\n  - {na
 for i in range($n): print(f'  - {{at: {i*10}ms, restartController: {{}}}}')" >restarts$n.yaml
     case_ "11. $n controller restarts: expect" 0 "$bin" expect restarts$n.yaml
 done
+# conform_case NAME TRACE: exit, time, peak memory and the oracle's counts (one thread).
+conform_case() {
+    local name=$1 trace=$2 rc secs kb
+    /usr/bin/time -o time.txt -f '%x %e %M' prlimit --as=8589934592 timeout 120 \
+        "$bin" conform "$trace" --threads 1 --json >out.txt 2>err.txt
+    read -r rc secs kb < <(tail -1 time.txt)
+    printf '%-46s exit %3s (expected 0)  %7s s  %8s MiB  %s\n' "$name" "$rc" "$secs" \
+        "$((kb / 1024))" "$(python3 -c "import json,sys
+try: s=json.load(open('out.txt'))['summary']; print(f\"largest frontier {s['max_frontier']}, pods tracked at the end {s['live_components']}\")
+except Exception: print(open('err.txt').read()[:100])")"
+}
+# A tainted node and a pod tolerating it for 300 s, then N identical node updates DT ms apart.
+repeats() {
+    py "
+import json
+node={'name':'n1','taints':[{'key':'k','value':'v','effect':'NoExecute','time_added':None}]}
+pod={'key':{'namespace':'default','name':'p'},'uid':'u1','node_name':'n1',
+     'tolerations':[{'key':'k','operator':'Exists','value':'','effect':'NoExecute','seconds':300}]}
+print(json.dumps({'t':0,'kind':'header','version':1,'source':'hostile'}))
+print(json.dumps({'t':0,'kind':'node_added','rv':1,'node':node}))
+print(json.dumps({'t':0,'kind':'pod_added','rv':2,'pod':pod}))
+for i in range($1): print(json.dumps({'t':10+i*$2,'kind':'node_modified','rv':3+i,'node':node}))"
+}
+repeats 160 10 >repeat160.ndjson
+repeats 5000 10 >repeat5000.ndjson
+repeats 1000000 0 >repeat1m.ndjson
+conform_case "10. 160 identical node updates 10 ms apart" repeat160.ndjson
+conform_case "10. 5,000 identical node updates 10 ms apart" repeat5000.ndjson
+conform_case "10. 1,000,000 identical node updates at 10 ms" repeat1m.ndjson
+# Pods one every 10 ms of trace time, as fast as they come, for 20 s: each deleted 5 ms after
+# its addition (memory follows the live pods), or never (memory grows with them).
+stream() {
+    py "
+import json,sys
+print(json.dumps({'t':0,'kind':'header','version':1,'source':'hostile'}))
+print(json.dumps({'t':0,'kind':'node_added','rv':1,'node':{'name':'n1','taints':[]}}))
+i=0
+try:
+    while True:
+        p={'key':{'namespace':'default','name':f'p{i}'},'uid':f'u{i}','node_name':'n1','tolerations':[]}
+        print(json.dumps({'t':10*i,'kind':'pod_added','rv':2+2*i,'pod':p}))
+        if $1: print(json.dumps({'t':10*i+5,'kind':'pod_deleted','rv':3+2*i,'namespace':'default','name':f'p{i}','uid':f'u{i}'}))
+        i+=1
+except BrokenPipeError: pass"
+}
+for deleted in 1 0; do
+    stream $deleted 2>/dev/null | /usr/bin/time -o time.txt -f '%e %M' prlimit --as=8589934592 \
+        timeout 20 "$bin" conform - --threads 1 --progress 5 >/dev/null 2>err.txt
+    read -r secs kb < <(tail -1 time.txt)
+    printf '%-46s %7s s  %8s MiB  %s\n' \
+        "10. conform - on a 20 s stream of $([ $deleted = 1 ] && echo short-lived || echo new) pods" \
+        "$secs" "$((kb / 1024))" "$(grep 'no violation' err.txt | tail -1)"
+done
 case_ "12. check --budget 17" 2 "$bin" check --budget 17
 cp "$OLDPWD/specs/scenarios/docs-default-300s.yaml" s.yaml
 case_ "13. run s.yaml --trace s.yaml" 2 "$bin" run s.yaml --trace s.yaml

@@ -105,6 +105,56 @@ fn conform_reads_a_stream_and_reports_json() {
     assert_eq!(v["violation"]["pod"], "default/web-0");
 }
 
+/// `conform - --progress` speaks before the stream ends: a line on stderr naming the line
+/// reached while stdin is still open, then the verdict at its end.
+#[test]
+fn conform_reports_progress_on_a_stream_before_its_end() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taintcheck"))
+        .args(["conform", "-", "--progress", "0", "--threads", "1"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("taintcheck runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = [
+        r#"{"t":0,"kind":"header","version":1,"source":"test"}"#,
+        r#"{"t":0,"kind":"node_added","rv":1,"node":{"name":"n1","taints":[]}}"#,
+        r#"{"t":1500,"kind":"pod_added","rv":2,"pod":{"key":{"namespace":"default","name":"web-0"},"uid":"u1","node_name":"n1","tolerations":[]}}"#,
+    ];
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    // Read stderr on a thread, so that a missing line fails the test instead of hanging it.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let (to, from) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for _ in 0..3 {
+            let mut line = String::new();
+            stderr.read_line(&mut line).unwrap();
+            to.send(line).unwrap();
+        }
+    });
+    let wait = std::time::Duration::from_secs(60);
+    let progress: Vec<String> = (0..3).map(|_| from.recv_timeout(wait).unwrap()).collect();
+    assert_eq!(
+        progress[2], "-: line 3 at 1.500s: no violation found so far (1 pods tracked, 1 states)\n",
+        "{progress:?}"
+    );
+    assert!(
+        progress[1].starts_with("-: line 2 at 0.000s"),
+        "{progress:?}"
+    );
+    drop(stdin);
+    reader.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.starts_with("-: conforms to latest"), "{out}");
+}
+
 #[test]
 fn conform_rejects_bad_input_with_the_line() {
     let header = r#"{"t":0,"kind":"header","version":1,"source":"test"}"#;

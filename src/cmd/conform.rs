@@ -63,6 +63,44 @@ pub struct ConformArgs {
     /// same for every N.
     #[arg(long, value_name = "N", value_parser = threads_parser())]
     threads: Option<usize>,
+    /// While checking, write a line to stderr every SECONDS (default 10; 0: after every line):
+    /// the line reached, its instant and, on one thread, what the oracle holds.
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "10")]
+    progress: Option<u64>,
+}
+
+/// `--progress`: how far the check has come, on stderr, so that a long trace or a stream
+/// (`conform -`) is seen to advance before its end.
+struct Progress {
+    every: Option<std::time::Duration>,
+    last: std::time::Instant,
+}
+
+impl Progress {
+    fn new(seconds: Option<u64>) -> Progress {
+        Progress {
+            every: seconds.map(std::time::Duration::from_secs),
+            last: std::time::Instant::now(),
+        }
+    }
+
+    /// After line `n` (at `t`) was checked: a line on stderr if it is time for one.
+    fn checked(&mut self, name: &str, n: usize, t: Time, clock: Clock, oracle: &Parallel) {
+        let Some(every) = self.every else {
+            return;
+        };
+        if self.last.elapsed() < every {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        let held = oracle.footprint().map_or(String::new(), |f| {
+            format!(" ({} pods tracked, {} states)", f.components, f.states)
+        });
+        output::eprint(&format!(
+            "{name}: line {n} at {}: no violation found so far{held}\n",
+            clock.at(t)
+        ));
+    }
 }
 
 fn threads_parser() -> impl clap::builder::TypedValueParser<Value = usize> {
@@ -95,6 +133,7 @@ pub fn run(args: &ConformArgs) -> ExitCode {
     let mut until: Option<Time> = None;
     let mut kept: Vec<(usize, TraceRecord)> = Vec::new();
     let mut lines = Lines::new(BufReader::new(input));
+    let mut progress = Progress::new(args.progress);
     let mut n = 0;
     loop {
         let text = match lines.next() {
@@ -167,6 +206,7 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             };
             return rejected(args, e, &found);
         }
+        progress.checked(&name, n, record.t, clock, o);
     }
     let Some(o) = oracle else {
         return bad(

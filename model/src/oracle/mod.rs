@@ -32,7 +32,7 @@ pub mod verdict;
 pub mod witness;
 
 pub use output::Observe;
-pub use replay::Oracle;
+pub use replay::{Footprint, Oracle};
 pub use state::Fault;
 pub use truth::Why;
 pub use verdict::{BadInput, Error, Expected, Result, Summary, Violation};

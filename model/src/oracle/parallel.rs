@@ -236,6 +236,14 @@ impl Parallel {
         }
     }
 
+    /// What the oracle holds now, on one thread (the workers keep theirs to themselves).
+    pub fn footprint(&self) -> Option<super::Footprint> {
+        match &self.kind {
+            Kind::One(o) => Some(o.footprint()),
+            Kind::Many(_) => None,
+        }
+    }
+
     /// What the oracle compares with the trace (from the header unless given).
     pub fn observe(&self) -> Observe {
         match &self.kind {

@@ -25,6 +25,7 @@ mod components;
 mod controller;
 
 pub(crate) use components::Component;
+pub use components::Footprint;
 
 /// A node change at an instant (`None`: deleted).
 type NodeChange = (Time, Option<Arc<Node>>);

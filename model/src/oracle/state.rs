@@ -127,6 +127,25 @@ impl State {
             .pod_observed(old.as_deref(), p.new.as_deref(), now);
     }
 
+    /// The pod informer will deliver `change`, unless the change repeats the informer's latest
+    /// view of the pod (its last change still pending, else what the cache shows): delivering an
+    /// equal object changes nothing, neither the cache's content nor the core, whose intake
+    /// filter drops it and whose arrival record keeps the incarnation's instant (CORE-A2,
+    /// CORE-S9). A status write (resourceVersion, `DisruptionTarget`, `deletionTimestamp`) is
+    /// such a change. Spec: ORACLE-F1.
+    pub fn push_pod(&mut self, change: Pending<PodKey, Pod>) {
+        if let Some(new) = &change.new {
+            let latest = match self.pods.iter().rev().find(|p| p.key == change.key) {
+                Some(last) => last.new.as_ref(),
+                None => self.cache.pods.get(&change.key),
+            };
+            if latest.is_some_and(|old| **old == **new) {
+                return;
+            }
+        }
+        self.pods.push_back(change);
+    }
+
     /// The node cache shows `new` under `name` (`None`: deleted) from `now`, and the controller
     /// observes the change.
     pub fn observe_node(&mut self, name: NodeName, new: Option<Arc<Node>>, now: Time) {

@@ -19,6 +19,16 @@ impl Oracle {
                 node.name
             )));
         }
+        if self
+            .truth
+            .nodes
+            .get(&node.name)
+            .is_some_and(|old| **old == *node)
+        {
+            // The node as it was: nothing changes, neither the API state nor what an informer
+            // would deliver, so no component hears of it (ORACLE-F1).
+            return Ok(());
+        }
         let node = Arc::new(node.clone());
         self.truth.put_node(node.clone(), t);
         self.fan_out(&node.name.clone(), Some(node), t)
@@ -146,7 +156,7 @@ impl Oracle {
         if let Some(c) = self.components.get_mut(key) {
             for s in &mut c.states {
                 if !s.deleted.contains_key(&uid) {
-                    s.pods.push_back(Pending {
+                    s.push_pod(Pending {
                         at: t,
                         key: key.clone(),
                         new: new.clone(),

@@ -19,7 +19,36 @@ pub(crate) struct Component {
     pub(super) wake: Option<Time>,
 }
 
+/// What an oracle holds at one moment: its memory follows these counts, which follow the live
+/// pods (ORACLE-6, ORACLE-F1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Footprint {
+    /// Pods whose frontier is kept (components).
+    pub components: usize,
+    /// States, over every component.
+    pub states: usize,
+    /// API changes its informers have not delivered yet, over every state.
+    pub pending: usize,
+    /// Pods in the API state the trace shows.
+    pub pods: usize,
+    /// Node changes kept for the components that come to a node later.
+    pub node_changes: usize,
+}
+
 impl Oracle {
+    /// What this oracle holds now (an oracle of [`crate::oracle::parallel`] its share only).
+    pub fn footprint(&self) -> Footprint {
+        let states = self.components.values().flat_map(|c| &c.states);
+        let pending = states.clone().map(|s| s.nodes.len() + s.pods.len()).sum();
+        Footprint {
+            components: self.components.len(),
+            states: states.count(),
+            pending,
+            pods: self.truth.pods.len(),
+            node_changes: self.node_log.values().map(|log| log.len()).sum(),
+        }
+    }
+
     /// Components whose earliest deadline lies before `t` are advanced to `t`, so that a
     /// missed deadline is reported at the first line after it.
     pub(super) fn wake_due(&mut self, t: Time) -> Result<()> {
