@@ -234,14 +234,33 @@ fn declarative_built_ins(processing_bound: Duration) -> Vec<(&'static str, &'sta
     ]
 }
 
-/// PROP-5: every built-in about observable behaviour, stated in the vocabulary, gets the
-/// built-in's verdict on every built-in configuration and profile, with a shortest
-/// counterexample or example of the same length. One exhaustive run per cell checks all pairs.
+/// The smallest built-in configuration (60, 40 and 41 unique states: specs/verdicts.md), which
+/// the default test run checks; with fourteen properties an exhaustive run costs far more per
+/// state than `check`'s.
+const SMALL: [&str; 1] = ["forever-toleration"];
+
+/// PROP-5 on the smallest built-in configuration (the others:
+/// [`the_declarative_built_ins_agree_on_the_other_configurations`]).
 #[test]
 fn the_declarative_built_ins_agree_with_the_built_ins_everywhere() {
+    agree(|config| SMALL.contains(&config));
+}
+
+/// PROP-5 on the other built-in configurations (an hour or more):
+/// `cargo test --release --test user_properties -- --ignored`.
+#[test]
+#[ignore = "the other configurations: an hour or more"]
+fn the_declarative_built_ins_agree_on_the_other_configurations() {
+    agree(|config| !SMALL.contains(&config));
+}
+
+/// PROP-5: every built-in about observable behaviour, stated in the vocabulary, gets the
+/// built-in's verdict on each chosen built-in configuration and profile, with a shortest
+/// counterexample or example of the same length. One exhaustive run per cell checks all pairs.
+fn agree(chosen: impl Fn(&str) -> bool) {
     let mut cells = 0;
     let mut found = 0;
-    for (config, _) in BUILTIN {
+    for (config, _) in BUILTIN.iter().filter(|(c, _)| chosen(c)) {
         for profile in Profile::NAMES {
             let mut cfg = CheckConfig::builtin(config).expect("built-in");
             let pairs = declarative_built_ins(Duration(cfg.processing_bound_ms));

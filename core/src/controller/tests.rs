@@ -1149,3 +1149,27 @@ fn each_zero_taint_call_is_counted() {
     assert_eq!(notes(&out), [Note::ZeroTaints, Note::ZeroTaints]);
     assert!(c.precondition_violated());
 }
+
+/// CORE-A2, PROFILE-7: an update that swaps in another incarnation of the name with the same
+/// node and tolerations (a relist's difference, INF-1) passes the intake only where works are
+/// keyed by UID; upstream's filter, keyed by name, drops it.
+#[test]
+fn another_incarnation_passes_the_intake_only_under_uid_keys() {
+    let old = pod("p", "node1", Some(10));
+    let new = Pod {
+        uid: Uid("p-2".into()),
+        ..old.clone()
+    };
+    let mut fixed = Controller::new(Config::new(Profile::fixed()));
+    assert!(fixed
+        .pod_observed(Some(&old), Some(&new), Time(0))
+        .is_some());
+    let mut latest = Controller::new(Config::new(Profile::latest()));
+    assert!(latest
+        .pod_observed(Some(&old), Some(&new), Time(0))
+        .is_none());
+    // The same incarnation with the same node and tolerations: dropped by both.
+    assert!(fixed
+        .pod_observed(Some(&old), Some(&old), Time(0))
+        .is_none());
+}

@@ -30,6 +30,12 @@ pub enum Reduction {
     None,
     /// Ample sets (spec MODEL-POR).
     Por,
+    /// Ample sets among the dispatchers' moves only, for runs with symmetry reduction
+    /// (MODEL-SYM): the first ample work step depends on the works' ids, which a representative
+    /// renames, so symmetric states could choose differently, and reduction and symmetry
+    /// combine soundly only with an ample choice the symmetries preserve; the dispatchers'
+    /// moves carry no id.
+    PorDispatchers,
 }
 
 impl Reduction {
@@ -47,6 +53,7 @@ impl Reduction {
         match self {
             Reduction::None => "none",
             Reduction::Por => "por",
+            Reduction::PorDispatchers => "por-dispatchers",
         }
     }
 }
@@ -145,12 +152,15 @@ fn environment<'a>(model: &TaintSys, s: &SysState, actions: &'a [Action]) -> Env
 type Env<'a> = SmallVec<[Reach<'a>; 8]>;
 
 /// The index in `actions` (all the actions enabled in `s`) of an ample action, if `s` has one.
-/// Work steps and answers are candidates only without user-defined properties (spec PROP-1),
+/// Work steps and answers are candidates only with [`Reduction::Por`] (not with symmetry),
+/// without user-defined properties (spec PROP-1),
 /// which may observe any event a work emits, and without a client rate limit (CORE-THROTTLE),
 /// whose one bucket makes every work's request depend on every other's.
 pub(super) fn ample(model: &TaintSys, s: &SysState, actions: &[Action]) -> Option<usize> {
     let env = environment(model, s, actions);
-    let local = model.custom.is_empty() && model.config.rate_limit.is_none();
+    let local = model.reduction == Reduction::Por
+        && model.custom.is_empty()
+        && model.config.rate_limit.is_none();
     actions.iter().position(|a| {
         let conditions = match role(a) {
             Role::NodeDispatch => node_dispatch_ample(s, &env),

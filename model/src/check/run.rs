@@ -250,10 +250,11 @@ pub fn run(
     opts: &RunOptions,
     progress: impl FnMut(usize, usize, usize) + Send,
 ) -> Report {
-    let model = TaintSys {
-        reduction: opts.reduction,
-        ..model
+    let reduction = match opts.reduction {
+        Reduction::Por if opts.symmetry => Reduction::PorDispatchers,
+        r => r,
     };
+    let model = TaintSys { reduction, ..model };
     let explored = explore(model.clone(), opts, progress);
     report(&model, opts, explored, None)
 }

@@ -302,7 +302,7 @@ impl Model for TaintSys {
         self.enabled(s, actions);
         match self.reduction {
             Reduction::None => {}
-            Reduction::Por => reduction::reduce(self, s, actions),
+            Reduction::Por | Reduction::PorDispatchers => reduction::reduce(self, s, actions),
         }
     }
 

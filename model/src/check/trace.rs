@@ -78,7 +78,9 @@ impl Trace {
             })
             .collect();
         Trace {
-            action_path: path.encode(model),
+            // The Explorer serves the model as specified, and every path (shortest paths come
+            // from it, reduced ones are paths of it too) is one of its paths (MODEL-POR).
+            action_path: path.encode(&model.unreduced()),
             steps,
             states: pairs.into_iter().map(|(s, _)| s).collect(),
         }

@@ -234,7 +234,9 @@ fn a_missed_deadline_is_reported_at_the_next_line() {
         v.message,
         "default/web-0 should have been marked for deletion by 304.200s (it tolerates \
          node.kubernetes.io/unreachable for 300 s from 2.000s, when the taint was first \
-         observable; latency bound 1 s), but the trace shows nothing of it before 400.000s"
+         observable; latency bound 1 s; emitted at 304.100s at the latest, an event reaches \
+         the trace within the step slack 0.1 s), but the trace shows nothing of it before \
+         400.000s"
     );
     assert_eq!(
         v.expected,

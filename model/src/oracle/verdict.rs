@@ -273,7 +273,7 @@ impl Context<'_> {
         };
         let slack = match (slack_from, output) {
             (Some(from), Output::Event(_)) => format!(
-                "; emitted at {}, an event reaches the trace within the step slack {}",
+                "; emitted at {} at the latest, an event reaches the trace within the step slack {}",
                 self.clock.at(from),
                 seconds_text(self.slack)
             ),
@@ -633,8 +633,8 @@ mod tests {
         let (message, _) = c.overdue(&marking, Time(120_100), Some(Time(120_000)));
         assert!(
             message.contains(
-                "latency bound 10 s; emitted at 120.000s, an event reaches the trace within the \
-                 step slack 0.1 s)"
+                "latency bound 10 s; emitted at 120.000s at the latest, an event reaches the trace \
+                 within the step slack 0.1 s)"
             ),
             "{message}"
         );
