@@ -51,7 +51,7 @@ use taintcheck_model::profile::Profile;
 
 /// The (Quint module, Rust profile, Rust configuration) triples of `specs/quint/profiles.qnt`;
 /// a configuration is built in or a file under the repository.
-const CASES: [(&str, &str, &str); 27] = [
+const CASES: [(&str, &str, &str); 33] = [
     ("v1_18_default", "v1.18", "default"),
     ("v1_18_timer_vs_cancel", "v1.18", "timer-vs-cancel"),
     ("v1_18_failing_delete", "v1.18", "failing-delete"),
@@ -64,6 +64,8 @@ const CASES: [(&str, &str, &str); 27] = [
     ),
     ("v1_18_stale_cache", "v1.18", "stale-cache"),
     ("v1_18_restart", "v1.18", "restart"),
+    ("v1_18_terminating_retaint", "v1.18", "terminating-retaint"),
+    ("v1_18_relist_successor", "v1.18", "relist-successor"),
     (
         "v1_18_world_changes",
         "v1.18",
@@ -86,6 +88,12 @@ const CASES: [(&str, &str, &str); 27] = [
     ("latest_stale_cache", "latest", "stale-cache"),
     ("latest_restart", "latest", "restart"),
     (
+        "latest_terminating_retaint",
+        "latest",
+        "terminating-retaint",
+    ),
+    ("latest_relist_successor", "latest", "relist-successor"),
+    (
         "latest_world_changes",
         "latest",
         "tests/quint_support/world-changes.yaml",
@@ -102,6 +110,8 @@ const CASES: [(&str, &str, &str); 27] = [
     ),
     ("fixed_stale_cache", "fixed", "stale-cache"),
     ("fixed_restart", "fixed", "restart"),
+    ("fixed_terminating_retaint", "fixed", "terminating-retaint"),
+    ("fixed_relist_successor", "fixed", "relist-successor"),
     (
         "fixed_world_changes",
         "fixed",

@@ -51,6 +51,15 @@ CONFIGS = {
     "restart": dict(nodes={"n1": ["k"]}, pods={"p1": ("n1", [("k", 2)])},
                     taints=[], seconds=[], ops=["restart"],
                     budget=1, step=1000, horizon=4000, workers=1, bound=100),
+    # API-2, ENV-11, ENV-12: graceful deletion
+    "terminating_retaint": dict(nodes={"n1": ["k"]}, pods={"p1": ("n1", [])},
+                                taints=["k", "node.kubernetes.io/unreachable"], seconds=[],
+                                ops=["add_taint", "remove_taint", "kubelet_confirms", "force_delete"],
+                                grace=30, budget=2, step=1000, horizon=2000, workers=1, bound=100),
+    # INF-1, ENV-13: a relist
+    "relist_successor": dict(nodes={"n1": ["k"], "n2": []}, pods={"p1": ("n1", [("k", 2)])},
+                             taints=["k"], seconds=[], ops=["recreate_pod", "drop_watch"],
+                             budget=2, step=1000, horizon=5000, workers=2, bound=100),
     # tests/quint_support/world-changes.yaml: the operations no built-in configuration uses
     "world_changes": dict(nodes={"n1": ["k"], "n2": []}, pods={"p1": ("n1", [("k", 1)])},
                           taints=["k"], seconds=[], append=[("k", FOREVER), ("k", 0)],
@@ -86,6 +95,7 @@ for pname, sw in PROFILES.items():
             WORKERS=str(c["workers"]), NODE_CAP="10", POD_CAP="1",
             SHARD="Map(" + ", ".join(f'{qstr(n)} -> {fnv(n) % c["workers"]}' for n in names) + ")",
             PROCESSING_BOUND_MS=str(c["bound"]),
+            TERMINATION_GRACE_SECONDS=str(c.get("grace", 0)),
             TRACK="List()",
             GUIDE="List()",
         )

@@ -8,13 +8,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use taintcheck_model::check::itf::{Trace, Value};
 
 /// A pod as both models see it: UID number (`name-n` in Rust), node (`""`: pending),
-/// tolerations as (key, seconds; -1: forever) and, for API objects, `DisruptionTarget`.
+/// tolerations as (key, seconds; -1: forever) and, for API objects, `DisruptionTarget` and
+/// whether it is Terminating (API-2; a cached pod never shows it: no watch event sets it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodView {
     pub uid: i64,
     pub node: String,
     pub tolerations: Vec<(String, i64)>,
     pub disruption_target: bool,
+    pub terminating: bool,
 }
 
 /// The shared variables (MODEL-S1, MODEL-S2, MODEL-S3, CORE-S1, MODEL-S5, MODEL-S6), named as
@@ -177,7 +179,8 @@ fn taint_map(v: &Value, with_field: bool) -> Result<BTreeMap<String, Vec<String>
         .collect()
 }
 
-fn pod(v: &Value, dt: Option<&Value>) -> Result<PodView, String> {
+/// A pod record; `api`: the API's object around it (`dt`, `deletion`), `None` for a cached one.
+fn pod(v: &Value, api: Option<&Value>) -> Result<PodView, String> {
     let tolerations = list(field(v, "tols")?)?
         .iter()
         .map(|t| Ok((string(field(t, "key")?)?, int(field(t, "secs")?)?)))
@@ -186,7 +189,15 @@ fn pod(v: &Value, dt: Option<&Value>) -> Result<PodView, String> {
         uid: int(field(v, "uid")?)?,
         node: string(field(v, "node")?)?,
         tolerations,
-        disruption_target: dt.map(boolean).transpose()?.unwrap_or(false),
+        disruption_target: api
+            .map(|a| boolean(field(a, "dt")?))
+            .transpose()?
+            .unwrap_or(false),
+        // `deletion`: the deletionTimestamp of a Terminating pod, -1 (NONE) otherwise.
+        terminating: api
+            .map(|a| int(field(a, "deletion")?))
+            .transpose()?
+            .is_some_and(|d| d >= 0),
     })
 }
 
@@ -198,7 +209,7 @@ fn state(s: &BTreeMap<String, Value>) -> Result<QuintState, String> {
     let history = var(s, "history")?;
     let api_pods = map(field(api, "pods")?)?
         .iter()
-        .map(|(k, v)| Ok((string(k)?, pod(field(v, "pod")?, Some(field(v, "dt")?))?)))
+        .map(|(k, v)| Ok((string(k)?, pod(field(v, "pod")?, Some(v))?)))
         .collect::<Result<_, String>>()?;
     let pod_cache = map(field(pods, "cache")?)?
         .iter()
@@ -253,12 +264,13 @@ impl Projection {
                         .map(|(key, secs)| format!("{{ key: {}, secs: {secs} }}", s(key)))
                         .collect();
                     format!(
-                        "{} -> {{ uid: {}, node: {}, tols: List({}), dt: {} }}",
+                        "{} -> {{ uid: {}, node: {}, tols: List({}), dt: {}, terminating: {} }}",
                         s(k),
                         p.uid,
                         s(&p.node),
                         tols.join(", "),
-                        p.disruption_target
+                        p.disruption_target,
+                        p.terminating
                     )
                 })
                 .collect();

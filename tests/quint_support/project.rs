@@ -14,7 +14,7 @@ pub fn project(s: &SysState) -> Projection {
             .map(|t| t.key.to_string())
             .collect()
     };
-    let pod = |p: &Pod, dt: bool| PodView {
+    let pod = |p: &Pod, dt: bool, terminating: bool| PodView {
         uid: p
             .uid
             .0
@@ -29,6 +29,7 @@ pub fn project(s: &SysState) -> Projection {
             .map(|t| (t.key.to_string(), t.seconds.unwrap_or(-1)))
             .collect(),
         disruption_target: dt,
+        terminating,
     };
     Projection {
         now: s.now.0,
@@ -44,7 +45,12 @@ pub fn project(s: &SysState) -> Projection {
             .api
             .pods
             .iter()
-            .map(|(k, p)| (k.name.to_string(), pod(&p.pod, p.disruption_target)))
+            .map(|(k, p)| {
+                (
+                    k.name.to_string(),
+                    pod(&p.pod, p.disruption_target, p.deletion.is_some()),
+                )
+            })
             .collect(),
         node_cache: s
             .nodes
@@ -56,7 +62,7 @@ pub fn project(s: &SysState) -> Projection {
             .pods
             .cache
             .iter()
-            .map(|(k, p)| (k.name.to_string(), pod(&p.pod, false)))
+            .map(|(k, p)| (k.name.to_string(), pod(&p.pod, false, false)))
             .collect(),
         nodes_pending: s.nodes.pending.len(),
         pods_pending: s.pods.pending.len(),
