@@ -504,7 +504,11 @@ fn rust_counterexamples_are_quint_behaviours() {
         "{followed} Rust counterexamples followed in Quint ({guided} of them guided), {} not",
         failures.len()
     );
-    assert!(followed > 0, "no counterexample to follow");
+    // A module named on its own may hold every property (e.g. `fixed_default`): nothing to follow.
+    assert!(
+        followed > 0 || only.is_some(),
+        "no counterexample to follow"
+    );
     assert!(
         failures.is_empty(),
         "disagreements:\n{}",
