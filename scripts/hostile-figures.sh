@@ -2,13 +2,30 @@
 # The hostile inputs of specs/limits.md, measured: for each case the exit code, the wall time and
 # the peak memory (GNU time), under an 8 GiB address-space cap and a 120 s time limit, as the
 # limits were first measured. Usage: scripts/hostile-figures.sh [TAINTCHECK-BINARY]
-# (default target/release/taintcheck). Figures are only meaningful on an idle machine.
+# (default target/release/taintcheck). It writes Markdown: `scripts/hostile-figures.sh >
+# docs/hostile.md`. Exit codes, state counts and peak memory do not depend on the machine's load;
+# wall times do.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${1:-target/release/taintcheck}")
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 cd "$work"
+fence='```'
+cat <<EOF
+# Hostile inputs, measured
+
+The output of \`scripts/hostile-figures.sh\` (commit $commit, $(nproc) cores, load average
+$(cut -d' ' -f1-3 /proc/loadavg) at the start): the hostile inputs of \`specs/limits.md\` and of
+the oracle's ORACLE-F1/F2, each run under an 8 GiB address-space cap and a 120 s time limit, with
+its exit code, wall time, peak resident memory (GNU time) and the start of its message. Exit
+codes, the oracle's state counts and peak memory do not depend on the machine's load; wall times
+do, and on a loaded machine they are upper bounds. Regenerate with
+\`scripts/hostile-figures.sh > docs/hostile.md\` after \`cargo build --release\`.
+
+$fence
+EOF
+trap 'echo "$fence"; rm -rf "$work"' EXIT
 
 # case NAME EXPECTED-EXIT COMMAND...: one line per case.
 case_() {
@@ -74,8 +91,9 @@ done
 # conform_case NAME TRACE: exit, time, peak memory and the oracle's counts (one thread).
 conform_case() {
     local name=$1 trace=$2 rc secs kb
+    shift 2
     /usr/bin/time -o time.txt -f '%x %e %M' prlimit --as=8589934592 timeout 120 \
-        "$bin" conform "$trace" --threads 1 --json >out.txt 2>err.txt
+        "$bin" conform "$trace" --threads 1 --json "$@" >out.txt 2>err.txt
     read -r rc secs kb < <(tail -1 time.txt)
     printf '%-46s exit %3s (expected 0)  %7s s  %8s MiB  %s\n' "$name" "$rc" "$secs" \
         "$((kb / 1024))" "$(python3 -c "import json,sys
@@ -100,6 +118,24 @@ repeats 1000000 0 >repeat1m.ndjson
 conform_case "10. 160 identical node updates 10 ms apart" repeat160.ndjson
 conform_case "10. 5,000 identical node updates 10 ms apart" repeat5000.ndjson
 conform_case "10. 1,000,000 identical node updates at 10 ms" repeat1m.ndjson
+# The same pod, then N status writes of it (a new rv, DisruptionTarget) DT ms apart.
+status_writes() {
+    py "
+import json
+node={'name':'n1','taints':[{'key':'k','value':'v','effect':'NoExecute','time_added':None}]}
+pod={'key':{'namespace':'default','name':'p'},'uid':'u1','node_name':'n1',
+     'tolerations':[{'key':'k','operator':'Exists','value':'','effect':'NoExecute','seconds':300}]}
+print(json.dumps({'t':0,'kind':'header','version':1,'source':'hostile'}))
+print(json.dumps({'t':0,'kind':'node_added','rv':1,'node':node}))
+print(json.dumps({'t':0,'kind':'pod_added','rv':2,'pod':pod}))
+for i in range($1): print(json.dumps({'t':10+i*$2,'kind':'pod_modified','rv':3+i,'pod':pod,
+    'terminating':False,'disruption_target':i%2==1}))"
+}
+status_writes 5000 10 >status5000.ndjson
+for profile in v1.18 latest fixed; do
+    conform_case "10. 5,000 status writes 10 ms apart, $profile" status5000.ndjson \
+        --profile $profile
+done
 # Pods one every 10 ms of trace time, as fast as they come, for 20 s: each deleted 5 ms after
 # its addition (memory follows the live pods), or never (memory grows with them).
 stream() {

@@ -10,6 +10,11 @@ use crate::api::{Node, NodeName, Pod, PodKey, Taint, Uid};
 use crate::matching::{self, is_no_execute};
 use crate::small_map::SmallMap;
 use crate::time::Time;
+use smallvec::SmallVec;
+
+/// The representative of instants no decision tells apart ([`Arrivals::canonicalize`]): earlier
+/// than any instant observed, so that `max` with it is the other instant.
+const LONG_AGO: Time = Time(i64::MIN);
 
 /// Arrival instants as observed by the controller's informer handlers. Spec: CORE-S9.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -77,6 +82,59 @@ impl Arrivals {
             .to_key(),
             arrival,
         );
+    }
+
+    /// Replaces the instants no later decision can tell apart by one representative, where every
+    /// later observation comes no earlier than the instants recorded (the oracle's frontier, whose
+    /// components each hold one pod name; [`super::Controller::canonicalize_arrivals`]).
+    ///
+    /// Why this changes no decision: [`Arrivals::earliest_eviction`] reads a taint's instant
+    /// `t` only as `max(t, p)` with the instant `p` of a pod recorded on the taint's node, and
+    /// every later observation records an instant no earlier than both. So on a node with pods,
+    /// raising each taint to the earliest pod's `p` and then setting that pod's `p` to
+    /// [`LONG_AGO`] keeps every `max`; on a node without pods, a taint's `t` only ever meets a
+    /// later pod's `p >= t` and becomes [`LONG_AGO`]. Two states that observed a tolerating pod
+    /// and its node's taint in either order within the latency bound, at instants with the same
+    /// maximum, become equal. Spec: ORACLE-F1.
+    pub fn canonicalize(&mut self) {
+        if self.is_canonical() {
+            return;
+        }
+        let floors: SmallVec<[Option<Time>; 2]> =
+            self.taints.keys().map(|n| self.first_pod_on(n)).collect();
+        for (taints, floor) in self.taints.values_mut().zip(floors) {
+            for (_, since) in taints.iter_mut() {
+                *since = floor.map_or(LONG_AGO, |floor| (*since).max(floor));
+            }
+        }
+        let floors: SmallVec<[Option<Time>; 2]> = self
+            .pods
+            .values()
+            .map(|a| self.first_pod_on(&a.node))
+            .collect();
+        for (arrival, floor) in self.pods.values_mut().zip(floors) {
+            if Some(arrival.since) == floor {
+                arrival.since = LONG_AGO;
+            }
+        }
+    }
+
+    /// Whether [`Arrivals::canonicalize`] would leave the record as it is: every node with pods
+    /// has one at [`LONG_AGO`], every taint of a node without pods is at [`LONG_AGO`].
+    pub(crate) fn is_canonical(&self) -> bool {
+        let pods = self
+            .pods
+            .values()
+            .all(|a| self.first_pod_on(&a.node) == Some(LONG_AGO));
+        pods && self.taints.iter().all(|(n, taints)| {
+            self.first_pod_on(n).is_some() || taints.iter().all(|(_, t)| *t == LONG_AGO)
+        })
+    }
+
+    /// The earliest instant since which a recorded pod is bound to `node`.
+    fn first_pod_on(&self, node: &NodeName) -> Option<Time> {
+        let on = self.pods.values().filter(|a| a.node == *node);
+        on.map(|a| a.since).min()
     }
 
     /// Renames every recorded pod incarnation and node (see [`super::Controller::rename`]).
@@ -260,6 +318,69 @@ mod tests {
         assert_eq!(due, Some(Time(60_000)));
         let due = a.earliest_eviction(&p, &swapped[1..], true, Time(95_000));
         assert_eq!(due, Some(Time(101_000)));
+    }
+
+    /// The canonical record gives every decision the uncanonical one gives, after any sequence
+    /// of observations of one pod name and two nodes in time order (ORACLE-F1), and merges the
+    /// records of a pod and a taint observed in either order at instants with the same maximum.
+    #[test]
+    fn canonical_records_decide_alike() {
+        use proptest::prelude::*;
+        let names = ["node1", "node2"];
+        let op = (0..3i64, 0..6u8, 0..2usize, 0..4u8);
+        proptest!(|(ops in proptest::collection::vec(op, 1..24))| {
+            let (mut plain, mut canonical) = (Arrivals::default(), Arrivals::default());
+            let mut now = Time(0);
+            for (dt, kind, n, arg) in ops {
+                now = now.plus(Duration::from_secs(dt));
+                let name: NodeName = names[n].into();
+                match kind {
+                    0..=2 => {
+                        let keys = [&["a"][..], &["b"], &["a", "b"], &[]][arg as usize];
+                        let node = Node { name: name.clone(), taints: node(keys).taints };
+                        plain.node_observed(&name, Some(&node), now);
+                        canonical.node_observed(&name, Some(&node), now);
+                    }
+                    3 => {
+                        plain.node_observed(&name, None, now);
+                        canonical.node_observed(&name, None, now);
+                    }
+                    _ => {
+                        let mut p = pod(["p-1", "p-2"][arg as usize % 2], &[("a", 10)]);
+                        p.node_name = (arg < 3).then_some(name);
+                        let p = (kind == 4).then_some(&p);
+                        plain.pod_observed(&PodKey::new("ns", "p"), p, now);
+                        canonical.pod_observed(&PodKey::new("ns", "p"), p, now);
+                    }
+                }
+                canonical.canonicalize();
+                prop_assert!(canonical.is_canonical());
+                for uid in ["p-1", "p-2"] {
+                    for on in names {
+                        for keys in [&["a"][..], &["b"], &["a", "b"]] {
+                            let mut p = pod(uid, &[("a", 10), ("b", 3)]);
+                            p.node_name = Some(on.into());
+                            let taints = node(keys).taints;
+                            let later = now.plus(Duration::from_secs(1));
+                            prop_assert_eq!(
+                                plain.earliest_eviction(&p, &taints, true, later),
+                                canonical.earliest_eviction(&p, &taints, true, later)
+                            );
+                        }
+                    }
+                }
+            }
+        });
+        let p = pod("p-1", &[("a", 10)]);
+        let (mut first, mut second) = (Arrivals::default(), Arrivals::default());
+        first.node_observed(&"node1".into(), Some(&node(&["a"])), Time(0));
+        first.pod_observed(&p.key, Some(&p), Time(500));
+        second.pod_observed(&p.key, Some(&p), Time(0));
+        second.node_observed(&"node1".into(), Some(&node(&["a"])), Time(500));
+        assert_ne!(first, second);
+        first.canonicalize();
+        second.canonicalize();
+        assert_eq!(first, second);
     }
 
     /// Renaming (spec MODEL-SYM) carries each recorded instant to the renamed node and pod

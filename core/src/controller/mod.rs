@@ -153,6 +153,15 @@ impl Controller {
         &self.arrivals
     }
 
+    /// Puts the arrival record in canonical form ([`Arrivals::canonicalize`]): for a search that
+    /// deduplicates states and observes in time order (the oracle), so that states differing
+    /// only in instants no decision reads are one. Spec: ORACLE-F1.
+    pub fn canonicalize_arrivals(&mut self) {
+        if !self.arrivals.is_canonical() {
+            self.arrivals.make_mut().canonicalize();
+        }
+    }
+
     /// A node informer event at `now` (add: `old` None; delete: `new` None). Returns the item
     /// the intake filter let through to the node queue. Spec: CORE-A1, CORE-S9.
     pub fn node_observed(

@@ -116,15 +116,19 @@ impl State {
         }
     }
 
-    /// The informer delivers its oldest pending pod change at `now`.
+    /// The informer delivers its oldest pending pod change at `now`. The arrival record is kept
+    /// canonical, after node deliveries too (ORACLE-F1, `Arrivals::canonicalize`): a component
+    /// holds one pod name and observes in time order, except a node introduced with its past
+    /// changes ([`super::frontier::Machine::introduce_node`]), which no pod of the component is
+    /// bound to yet.
     pub fn deliver_pod(&mut self, now: Time) {
         let Some(p) = self.pods.pop_front() else {
             return;
         };
         let old = store(&mut Arc::make_mut(&mut self.cache).pods, p.key, &p.new);
-        self.ctrl
-            .make_mut()
-            .pod_observed(old.as_deref(), p.new.as_deref(), now);
+        let ctrl = self.ctrl.make_mut();
+        ctrl.pod_observed(old.as_deref(), p.new.as_deref(), now);
+        ctrl.canonicalize_arrivals();
     }
 
     /// The pod informer will deliver `change`, unless the change repeats the informer's latest
@@ -150,9 +154,9 @@ impl State {
     /// observes the change.
     pub fn observe_node(&mut self, name: NodeName, new: Option<Arc<Node>>, now: Time) {
         let old = store(&mut Arc::make_mut(&mut self.cache).nodes, name, &new);
-        self.ctrl
-            .make_mut()
-            .node_observed(old.as_deref(), new.as_deref(), now);
+        let ctrl = self.ctrl.make_mut();
+        ctrl.node_observed(old.as_deref(), new.as_deref(), now);
+        ctrl.canonicalize_arrivals();
     }
 
     /// The instants of the API changes its informers have not delivered yet.
