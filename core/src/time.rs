@@ -75,7 +75,11 @@ mod tests {
     fn millis_are_the_raw_figures() {
         assert_eq!((Time(-2).millis(), Time(2500).millis()), (-2, 2500));
         assert_eq!((Duration(-2).millis(), Duration(2500).millis()), (-2, 2500));
-        assert_eq!(Duration::from_secs(i64::MAX), Duration(i64::MAX), "saturates");
+        assert_eq!(
+            Duration::from_secs(i64::MAX),
+            Duration(i64::MAX),
+            "saturates"
+        );
     }
 
     #[test]
