@@ -1195,3 +1195,17 @@ fn a_lent_bucket_replaces_the_clients_own() {
     unlimited.use_bucket(drained);
     assert_eq!(unlimited.timed_queue().bucket(), None);
 }
+
+/// A restart keeps the caller's choice of work-step reports (CORE-A15): on if it was on, off
+/// if it was off.
+#[test]
+fn a_restart_keeps_the_choice_of_work_step_reports() {
+    for reports in [false, true] {
+        let mut c = Controller::new(Config::new(Profile::latest()));
+        if reports {
+            c.report_work_steps();
+        }
+        c.restarted();
+        assert_eq!(c.timed.reports_ready(), reports);
+    }
+}
