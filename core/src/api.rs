@@ -464,3 +464,6 @@ impl Deletion {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -290,4 +290,74 @@ mod tests {
         assert_eq!(cancel.message(), "Cancelling deletion of Pod ns/p");
         assert_eq!(cancel.reason(), "TaintManagerEviction");
     }
+
+    /// A work's timer and request carry the work's own number (CORE-E2, CORE-E3): the caller
+    /// answers and fires them by it.
+    #[test]
+    fn a_works_timer_and_request_are_numbered_by_it() {
+        assert_eq!(WorkId(3).timer(), TimerId(3));
+        assert_eq!(WorkId(3).request(), RequestId(3));
+    }
+
+    /// Only the two GETs are reads (§6.1 for the pod's; PR #140198's live re-check for the
+    /// node's); the PATCH and the DELETE write.
+    #[test]
+    fn only_the_gets_are_reads() {
+        assert!(Verb::Get.is_read());
+        assert!(Verb::GetNode("n".into()).is_read());
+        assert!(!Verb::PatchDisruptionTarget.is_read());
+        assert!(!Verb::Delete.is_read());
+    }
+
+    /// The one-line forms timelines, snapshots and the oracle's messages print (CORE-E1..E4).
+    #[test]
+    fn effects_and_notes_print_one_line_each() {
+        let pod = PodKey::new("ns", "p");
+        let api = |verb, uid: Option<&str>, version: Option<u64>| {
+            Effect::Api(ApiRequest {
+                id: RequestId(2),
+                verb,
+                pod: pod.clone(),
+                uid: uid.map(|u| Uid(u.into())),
+                version: version.map(ResourceVersion),
+            })
+        };
+        let printed = [
+            Effect::Event(EventRecord {
+                pod: pod.clone(),
+                kind: EventKind::MarkingForDeletion,
+            }),
+            api(Verb::Get, None, None),
+            api(Verb::GetNode("n1".into()), None, None),
+            api(Verb::Delete, Some("u1"), Some(7)),
+            Effect::ArmTimer {
+                id: TimerId(1),
+                fire_at: Time(1500),
+            },
+            Effect::CancelTimer { id: TimerId(1) },
+            Effect::Decision(Decision {
+                pod: pod.clone(),
+                note: Note::Scheduled {
+                    fire_at: Time(2000),
+                },
+            }),
+        ]
+        .map(|e| e.to_string());
+        assert_eq!(
+            printed,
+            [
+                "event TaintManagerEviction: Marking for deletion Pod ns/p",
+                "api#2 Get ns/p",
+                "api#2 GetNode n1 (ns/p)",
+                "api#2 Delete ns/p uid=u1 rv=7",
+                "arm timer#1 at 1.500s",
+                "cancel timer#1",
+                "decide ns/p: deletion scheduled at 2.000s",
+            ]
+        );
+        assert_eq!(
+            Note::GaveUp.to_string(),
+            "every attempt failed: deletion dropped"
+        );
+    }
 }

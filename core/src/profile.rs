@@ -471,6 +471,121 @@ mod tests {
         }
     }
 
+    /// The switches of the three named profiles, row by row as specs/profiles.md's table of
+    /// switches writes them (PROFILE-1 to PROFILE-12).
+    #[test]
+    fn named_profiles_have_the_switches_of_the_spec_table() {
+        let table = [
+            ("cancel_on_forever", ["false", "true", "true"]),
+            ("immediate_path", ["TwoNows", "SameNow", "SameNow"]),
+            ("completion", ["Tombstone", "Delete", "OwnedDelete"]),
+            (
+                "cancel_flag",
+                ["Absent", "BeforeStart", "BeforeEveryRequest"],
+            ),
+            (
+                "delete_sequence",
+                ["DeleteOnly", "GetPatchDelete", "LiveReadPatchDelete"],
+            ),
+            ("attempts", ["5", "5", "5"]),
+            ("attempt_backoff", ["10 ms", "10 ms", "10 ms"]),
+            ("durable_retry", ["false", "false", "true"]),
+            ("max_backoff", ["10 ms", "10 ms", "5000 ms"]),
+            ("work_key", ["Name", "Name", "Uid"]),
+            ("uid_precondition", ["false", "false", "true"]),
+            ("version_precondition", ["false", "false", "true"]),
+            ("recheck_before_delete", ["false", "false", "true"]),
+            (
+                "deadline_policy",
+                ["FirstWins", "FirstWins", "EarliestLegal"],
+            ),
+            ("comparison_operators", ["false", "true", "true"]),
+        ];
+        for (column, name) in Profile::NAMES.into_iter().enumerate() {
+            let profile = Profile::by_name(name).unwrap();
+            assert_eq!(profile.name, name);
+            let switches: Vec<_> = profile
+                .switches()
+                .into_iter()
+                .map(|s| (s.name, s.value))
+                .collect();
+            let expected: Vec<_> = table
+                .iter()
+                .map(|(switch, values)| (*switch, values[column].to_string()))
+                .collect();
+            assert_eq!(switches, expected, "{name}");
+        }
+        // Every switch cites its id; PROFILE-6 covers the four retry switches.
+        let ids: Vec<_> = Profile::v1_18().switches().iter().map(|s| s.spec).collect();
+        assert_eq!(
+            ids[..6],
+            [
+                "PROFILE-1",
+                "PROFILE-2",
+                "PROFILE-3",
+                "PROFILE-4",
+                "PROFILE-5",
+                "PROFILE-6"
+            ]
+        );
+    }
+
+    /// The release rows of specs/profiles.md's table of releases: each range changes the
+    /// switches its row names, from 1.18's to the newest's.
+    #[test]
+    fn release_rows_have_the_switches_of_the_spec_table() {
+        let columns = |p: &Profile| {
+            format!(
+                "{} {:?} {:?} {:?} {:?}",
+                p.cancel_on_forever,
+                p.immediate_path,
+                p.completion,
+                p.cancel_flag,
+                p.delete_sequence
+            )
+        };
+        let rows: Vec<_> = Release::all()
+            .iter()
+            .map(|r| {
+                assert_eq!(r.switches.name, r.label);
+                columns(&r.switches)
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                "false TwoNows Tombstone Absent DeleteOnly",
+                "true TwoNows Tombstone Absent DeleteOnly",
+                "true TwoNows Tombstone Absent GetPatchDelete",
+                "true SameNow Tombstone Absent GetPatchDelete",
+                "true SameNow TombstoneIfExists Absent GetPatchDelete",
+                "true SameNow Delete BeforeStart GetPatchDelete",
+            ]
+        );
+    }
+
+    /// Only the fixed design keeps the arrival record (CORE-S9): it is read by its deadline
+    /// policy (PROFILE-10) and by its re-check (PROFILE-9), each alone enough.
+    #[test]
+    fn the_arrival_record_is_kept_for_either_reader() {
+        assert!(!Profile::v1_18().keeps_arrivals() && !Profile::latest().keeps_arrivals());
+        assert!(Profile::fixed().keeps_arrivals());
+        let recheck_only = Profile {
+            recheck_before_delete: true,
+            ..Profile::latest()
+        };
+        let deadline_only = Profile {
+            deadline_policy: DeadlinePolicy::EarliestLegal,
+            ..Profile::latest()
+        };
+        assert!(recheck_only.keeps_arrivals() && deadline_only.keeps_arrivals());
+        let by_hand = Profile {
+            name: "by hand",
+            ..Profile::latest()
+        };
+        assert_eq!(by_hand.provenance(), None);
+    }
+
     #[test]
     fn a_version_finds_its_ranges() {
         let labels =

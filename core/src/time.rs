@@ -68,6 +68,18 @@ mod tests {
         assert_eq!(Time(12_345).to_string(), "12.345s");
         assert_eq!(Time(7).to_string(), "0.007s");
         assert_eq!(Time(-1500).to_string(), "-1.500s");
+        assert_eq!(Time::ZERO.to_string(), "0.000s", "no sign at the origin");
+    }
+
+    #[test]
+    fn millis_are_the_raw_figures() {
+        assert_eq!((Time(-2).millis(), Time(2500).millis()), (-2, 2500));
+        assert_eq!((Duration(-2).millis(), Duration(2500).millis()), (-2, 2500));
+        assert_eq!(
+            Duration::from_secs(i64::MAX),
+            Duration(i64::MAX),
+            "saturates"
+        );
     }
 
     #[test]

@@ -1173,3 +1173,39 @@ fn another_incarnation_passes_the_intake_only_under_uid_keys() {
         .pod_observed(Some(&old), Some(&old), Time(0))
         .is_none());
 }
+
+/// A caller that saw requests this controller did not send (the oracle's components, each a
+/// controller for one pod) lends it the bucket they drained, and the works' next request waits
+/// for its token; an unlimited client stays unlimited. Spec: CORE-THROTTLE.
+#[test]
+fn a_lent_bucket_replaces_the_clients_own() {
+    use crate::throttle::{Bucket, RateLimit};
+    let limit = RateLimit::qps(1, 1).unwrap();
+    let mut drained = Bucket::new(limit);
+    drained.reserve(Time(0));
+    let mut c = Controller::new(Config {
+        rate_limit: Some(limit),
+        ..Config::new(Profile::latest())
+    });
+    assert_eq!(c.timed_queue().bucket(), Some(&Bucket::new(limit)));
+    c.use_bucket(drained);
+    assert_eq!(c.timed_queue().bucket(), Some(&drained));
+    assert!(!c.timed_queue().bucket().unwrap().has_token(Time(0)));
+    let mut unlimited = Controller::new(Config::new(Profile::latest()));
+    unlimited.use_bucket(drained);
+    assert_eq!(unlimited.timed_queue().bucket(), None);
+}
+
+/// A restart keeps the caller's choice of work-step reports (CORE-A15): on if it was on, off
+/// if it was off.
+#[test]
+fn a_restart_keeps_the_choice_of_work_step_reports() {
+    for reports in [false, true] {
+        let mut c = Controller::new(Config::new(Profile::latest()));
+        if reports {
+            c.report_work_steps();
+        }
+        c.restarted();
+        assert_eq!(c.timed.reports_ready(), reports);
+    }
+}

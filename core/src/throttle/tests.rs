@@ -140,3 +140,26 @@ fn the_window_bound_is_exact_for_whole_intervals() {
     assert_eq!(limit.most_within(Duration(50)), 31);
     assert_eq!(limit.most_within(Duration(1000)), 50);
 }
+
+#[test]
+fn a_rate_limit_keeps_its_figures() {
+    let limit = RateLimit::new(3, Duration(70), 4).unwrap();
+    assert_eq!(
+        (limit.tokens(), limit.per(), limit.burst()),
+        (3, Duration(70), 4)
+    );
+    assert_eq!(Bucket::new(limit).limit(), limit);
+    assert_eq!(limit.to_string(), "3 per 70 ms, burst 4");
+}
+
+/// Instants at the ends of the clock saturate instead of wrapping: a token due before the
+/// first instant is there at once, one due after the last never comes earlier than the last.
+#[test]
+fn token_instants_saturate_at_the_ends_of_the_clock() {
+    let mut early = Bucket::new(RateLimit::new(1, Duration(1000), 3).unwrap());
+    assert_eq!(early.reserve(Time(i64::MIN)), Time(i64::MIN));
+    assert_eq!(early.earliest(Time(i64::MIN)), Time(i64::MIN));
+    let mut late = Bucket::new(RateLimit::new(1, Duration(1000), 1).unwrap());
+    assert_eq!(late.reserve(Time(i64::MAX)), Time(i64::MAX));
+    assert_eq!(late.earliest(Time(0)), Time(i64::MAX));
+}

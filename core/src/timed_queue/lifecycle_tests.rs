@@ -139,3 +139,28 @@ fn next_deadline_is_the_earliest_armed_timer() {
     q.drop_work(a);
     assert!(q.is_idle());
 }
+
+/// Two queues are the same state only if their entries, works, ids and client bucket all are
+/// (the model's states compare and hash them, MODEL-S*; the bucket is CORE-THROTTLE's).
+#[test]
+fn queues_differ_in_a_works_phase_or_their_bucket() {
+    use crate::throttle::RateLimit;
+    use crate::time::Duration;
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let hash = |q: &TimedQueue| {
+        let mut h = DefaultHasher::new();
+        q.hash(&mut h);
+        h.finish()
+    };
+    let mut a = TimedQueue::new();
+    let id = a
+        .add_work(&key(), Time(0), Time(50), Immediate::Nil, &mut vec![])
+        .unwrap();
+    let mut b = a.clone();
+    assert_eq!(a, b);
+    b.work_mut(id).unwrap().phase = WorkPhase::Spawned;
+    assert_ne!(a, b, "a work's phase");
+    let limited = TimedQueue::with_rate_limit(RateLimit::new(1, Duration(100), 1));
+    assert_ne!(TimedQueue::new(), limited, "the client's bucket");
+    assert_ne!(hash(&TimedQueue::new()), hash(&limited));
+}

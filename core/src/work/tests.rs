@@ -408,3 +408,69 @@ fn preconditions_follow_their_switches() {
     let after = answer(&versioned, Verb::PatchDisruptionTarget, None, None, patched);
     assert_eq!(sent(&after), Some((Verb::Delete, None, None)));
 }
+
+/// client-go's `tryThrottle` (CORE-THROTTLE): an attempt whose client has no token left waits
+/// in `Throttled`, its timer armed for the token's instant; the timer sends the request then,
+/// not before. With a token left the request goes at once.
+#[test]
+fn a_request_without_a_token_waits_for_it() {
+    use crate::throttle::RateLimit;
+    let latest = Profile::latest();
+    let view = cluster();
+    let arrivals = Arrivals::default();
+    let cx = |now| Context {
+        profile: &latest,
+        view: &view,
+        arrivals: &arrivals,
+        now: Time(now),
+    };
+    let key = WorkKey::new(latest.work_key, &PodKey::new("ns", "p"), &Uid("u".into()));
+    // One token per 100 ms, one at once.
+    let limit = RateLimit::new(1, Duration(100), 1);
+    for drained in [false, true] {
+        let mut q = TimedQueue::with_rate_limit(limit);
+        let id = q
+            .add_work(&key, Time(0), Time(50), Immediate::Nil, &mut vec![])
+            .unwrap();
+        if drained {
+            q.bucket_mut().unwrap().reserve(Time(0));
+        }
+        q.work_mut(id).unwrap().phase = WorkPhase::Backoff {
+            attempt: 1,
+            until: Time(60),
+        };
+        let mut out = vec![];
+        assert!(fire_timer(&mut q, id.timer(), cx(60), &mut out));
+        if !drained {
+            assert_eq!(attempt(&q, id), Some(2));
+            assert!(matches!(out[..], [Effect::Api(_)]), "{out:?}");
+            continue;
+        }
+        let armed = Effect::ArmTimer {
+            id: id.timer(),
+            fire_at: Time(100),
+        };
+        assert_eq!(out, [armed]);
+        assert!(matches!(
+            q.work(id).unwrap().phase,
+            WorkPhase::Throttled {
+                attempt: 2,
+                until: Time(100),
+                ..
+            }
+        ));
+        assert_eq!(q.next_deadline(), Some(Time(100)));
+        let mut out = vec![];
+        assert!(
+            !fire_timer(&mut q, id.timer(), cx(99), &mut out),
+            "no token yet"
+        );
+        assert!(out.is_empty() && attempt(&q, id).is_none());
+        assert!(fire_timer(&mut q, id.timer(), cx(100), &mut out));
+        assert_eq!(attempt(&q, id), Some(2));
+        assert!(
+            matches!(&out[..], [Effect::Api(r)] if r.verb == Verb::Get),
+            "{out:?}"
+        );
+    }
+}
