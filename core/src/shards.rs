@@ -203,6 +203,11 @@ impl Shards {
         self.busy.iter_mut().map(|(_, s)| s)
     }
 
+    /// Whether a stored shard became idle ([`Shards::prune`] has something to do).
+    pub(crate) fn has_idle(&self) -> bool {
+        self.busy.iter().any(|(_, s)| s.is_idle())
+    }
+
     /// Forgets the shards that became idle.
     pub(crate) fn prune(&mut self) {
         self.busy.retain(|(_, s)| !s.is_idle());

@@ -3,12 +3,15 @@
 //! A model-checking step or an oracle move changes one part of a state (the controller, the API
 //! server, an informer cache) and leaves the others as they were. Shared, the others cost a
 //! reference count instead of a copy; with their hash kept beside them, a fingerprint of the new
-//! state hashes only the part that changed.
+//! state hashes only the part that changed. The kept hash is a plain atomic word, not a
+//! `OnceLock`: computing it twice from two threads is harmless (both store the same word), and
+//! a lock's state machine on every fingerprint showed up in the checker's profile.
 
 use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::ops::Deref;
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// A value shared copy-on-write, with its 64-bit hash computed on first use after each change.
 ///
@@ -21,15 +24,20 @@ pub struct Shared<T> {
 
 struct Versioned<T> {
     value: T,
-    hash: OnceLock<u64>,
+    /// The value's hash, or [`UNKNOWN`] until computed (a value whose hash is that word
+    /// computes it on every use: same answer, rarely).
+    hash: AtomicU64,
 }
+
+/// The kept hash of a version not hashed yet.
+const UNKNOWN: u64 = 0;
 
 /// A copy is a new version: its hash is computed again once it is changed and asked for.
 impl<T: Clone> Clone for Versioned<T> {
     fn clone(&self) -> Self {
         Versioned {
             value: self.value.clone(),
-            hash: OnceLock::new(),
+            hash: AtomicU64::new(UNKNOWN),
         }
     }
 }
@@ -52,7 +60,7 @@ impl<T> Shared<T> {
         Shared {
             inner: Arc::new(Versioned {
                 value,
-                hash: OnceLock::new(),
+                hash: AtomicU64::new(UNKNOWN),
             }),
         }
     }
@@ -67,19 +75,27 @@ impl<T: Clone> Shared<T> {
     /// The value, to change: copied first if another state shares it.
     pub fn make_mut(&mut self) -> &mut T {
         let v = Arc::make_mut(&mut self.inner);
-        v.hash.take();
+        *v.hash.get_mut() = UNKNOWN;
         &mut v.value
     }
 }
 
 impl<T: Hash> Shared<T> {
     /// The value's hash, computed once per version.
+    #[inline]
     pub fn hash64(&self) -> u64 {
-        *self.inner.hash.get_or_init(|| {
-            let mut h = hasher();
-            self.inner.value.hash(&mut h);
-            h.finish()
-        })
+        match self.inner.hash.load(Ordering::Relaxed) {
+            UNKNOWN => self.compute_hash(),
+            known => known,
+        }
+    }
+
+    fn compute_hash(&self) -> u64 {
+        let mut h = hasher();
+        self.inner.value.hash(&mut h);
+        let hash = h.finish();
+        self.inner.hash.store(hash, Ordering::Relaxed);
+        hash
     }
 }
 

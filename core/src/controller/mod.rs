@@ -35,20 +35,21 @@ pub use step::{Actor, Step};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Controller {
     config: Config,
-    /// CORE-S1. This, the timed queue and the arrival record are [`Shared`]: most steps change
-    /// none of them, so a copy of the controller (a model successor, an oracle branch) shares
-    /// them and its hash reuses theirs.
+    /// CORE-S1. Every part that owns memory is [`Shared`]: a step changes one or two of them
+    /// (a dispatcher the queue and the shards, a work step the timed queue), so a copy of the
+    /// controller (a model successor, an oracle branch) copies only those, and its hash
+    /// reuses the others'.
     tainted_nodes: Shared<TaintedNodes>,
     /// CORE-S2, CORE-S3.
     timed: Shared<TimedQueue>,
     /// CORE-S4.
-    node_queue: WorkQueue<NodeName>,
-    pod_queue: WorkQueue<PodItem>,
+    node_queue: Shared<WorkQueue<NodeName>>,
+    pod_queue: Shared<WorkQueue<PodItem>>,
     /// CORE-S7: the item each dispatcher holds while its shard's channel is full.
     node_held: Option<NodeName>,
     pod_held: Option<PodItem>,
     /// CORE-S5, CORE-S6.
-    shards: Shards,
+    shards: Shared<Shards>,
     /// CORE-S8: how often `processPodOnNode` was reached with zero taints (CORE-PRE; stays 0).
     zero_taint_calls: u32,
     /// CORE-S9: the arrival record, kept only where the profile reads it
@@ -93,11 +94,11 @@ impl Controller {
             config,
             tainted_nodes: Shared::default(),
             timed: Shared::new(TimedQueue::with_rate_limit(config.rate_limit)),
-            node_queue: WorkQueue::new(),
-            pod_queue: WorkQueue::new(),
+            node_queue: Shared::new(WorkQueue::new()),
+            pod_queue: Shared::new(WorkQueue::new()),
             node_held: None,
             pod_held: None,
-            shards: Shards::new(config.workers),
+            shards: Shared::new(Shards::new(config.workers)),
             zero_taint_calls: 0,
             arrivals: Shared::default(),
         }
@@ -176,7 +177,7 @@ impl Controller {
             }
         }
         let name = intake::node_updated(old, new)?;
-        self.node_queue.add(name.clone());
+        self.node_queue.make_mut().add(name.clone());
         Some(name)
     }
 
@@ -200,7 +201,7 @@ impl Controller {
                 .then(|| intake::incarnation_replaced(old, new))
                 .flatten()
         })?;
-        self.pod_queue.add(item.clone());
+        self.pod_queue.make_mut().add(item.clone());
         Some(item)
     }
 

@@ -24,11 +24,11 @@ impl Controller {
                 .map(|(n, t)| (r.node(n), t.clone()))
                 .collect(),
         );
-        self.node_queue = self.node_queue.map(|n| r.node(n));
+        self.node_queue = Shared::new(self.node_queue.map(|n| r.node(n)));
         self.node_held = self.node_held.as_ref().map(|n| r.node(n));
-        self.pod_queue = self.pod_queue.map(|i| r.item(i));
+        self.pod_queue = Shared::new(self.pod_queue.map(|i| r.item(i)));
         self.pod_held = self.pod_held.as_ref().map(|i| r.item(i));
-        for shard in self.shards.busy_mut() {
+        for shard in self.shards.make_mut().busy_mut() {
             shard.nodes.iter_mut().for_each(|n| *n = r.node(n));
             shard.pods.iter_mut().for_each(|i| *i = r.item(i));
             match &mut shard.worker {

@@ -301,7 +301,7 @@ impl Controller {
                     .get(w)
                     .is_some_and(|s| idle(s, |s| !s.nodes.is_empty()))
                 {
-                    if let Some(node) = self.shards.get_mut(w).nodes.pop_front() {
+                    if let Some(node) = self.shards.make_mut().get_mut(w).nodes.pop_front() {
                         self.begin_node(w, node, None, view);
                     }
                 }
@@ -312,7 +312,7 @@ impl Controller {
                     .get(w)
                     .is_some_and(|s| idle(s, |s| !s.pods.is_empty()))
                 {
-                    let shard = self.shards.get_mut(w);
+                    let shard = self.shards.make_mut().get_mut(w);
                     if let Some(pod) = shard.pods.pop_front() {
                         shard.worker = Worker::Draining { pod };
                     }
@@ -362,20 +362,22 @@ impl Controller {
                 self.timed.make_mut().complete(id, &profile);
             }
         }
-        self.shards.prune();
+        if self.shards.has_idle() {
+            self.shards.make_mut().prune();
+        }
     }
 
     fn dispatch_node(&mut self) {
         let item = match self.node_held.take() {
             Some(item) => item,
-            None => match self.node_queue.get() {
+            None => match self.node_queue.make_mut().get() {
                 Some(item) => item,
                 None => return,
             },
         };
         let shard = self.shard_of(&item);
         if self.channel_has_room(shard, true) {
-            self.shards.get_mut(shard).nodes.push_back(item);
+            self.shards.make_mut().get_mut(shard).nodes.push_back(item);
         } else {
             self.node_held = Some(item);
         }
@@ -384,14 +386,14 @@ impl Controller {
     fn dispatch_pod(&mut self) {
         let item = match self.pod_held.take() {
             Some(item) => item,
-            None => match self.pod_queue.get() {
+            None => match self.pod_queue.make_mut().get() {
                 Some(item) => item,
                 None => return,
             },
         };
         let shard = self.shard_of(item.node_str());
         if self.channel_has_room(shard, false) {
-            self.shards.get_mut(shard).pods.push_back(item);
+            self.shards.make_mut().get_mut(shard).pods.push_back(item);
         } else {
             self.pod_held = Some(item);
         }
@@ -407,11 +409,11 @@ impl Controller {
     ) {
         match handlers::update_tainted_nodes(self.tainted_nodes.make_mut(), &node, view) {
             NodeTaints::Gone => {
-                self.node_queue.done(&node);
-                self.shards.get_mut(w).worker = after(then);
+                self.node_queue.make_mut().done(&node);
+                self.shards.make_mut().get_mut(w).worker = after(then);
             }
             NodeTaints::Taints(taints) => {
-                self.shards.get_mut(w).worker = Worker::Node {
+                self.shards.make_mut().get_mut(w).worker = Worker::Node {
                     node,
                     phase: NodePhase::Updated { taints },
                     then,
@@ -430,9 +432,9 @@ impl Controller {
         out: &mut Vec<Effect>,
     ) {
         let profile = self.config.profile;
-        match std::mem::take(&mut self.shards.get_mut(w).worker) {
+        match std::mem::take(&mut self.shards.make_mut().get_mut(w).worker) {
             Worker::Idle => {}
-            Worker::Draining { pod } => match self.shards.get_mut(w).nodes.pop_front() {
+            Worker::Draining { pod } => match self.shards.make_mut().get_mut(w).nodes.pop_front() {
                 Some(node) => self.begin_node(w, node, Some(pod), view),
                 None => {
                     let cx = Context {
@@ -450,17 +452,17 @@ impl Controller {
                         out,
                     );
                     self.count(decided);
-                    self.pod_queue.done(&pod);
+                    self.pod_queue.make_mut().done(&pod);
                 }
             },
             Worker::Node { node, phase, then } => match phase {
                 NodePhase::Updated { taints } => {
                     let pods: Listed = view.pods_on_node(&node).into_iter().cloned().collect();
                     if pods.is_empty() {
-                        self.node_queue.done(&node);
-                        self.shards.get_mut(w).worker = after(then);
+                        self.node_queue.make_mut().done(&node);
+                        self.shards.make_mut().get_mut(w).worker = after(then);
                     } else {
-                        self.shards.get_mut(w).worker = Worker::Node {
+                        self.shards.make_mut().get_mut(w).worker = Worker::Node {
                             node,
                             phase: NodePhase::Pods {
                                 taints,
@@ -505,7 +507,7 @@ impl Controller {
                         ),
                     };
                     if next < pods.len() {
-                        self.shards.get_mut(w).worker = Worker::Node {
+                        self.shards.make_mut().get_mut(w).worker = Worker::Node {
                             node,
                             phase: NodePhase::Pods {
                                 taints,
@@ -516,8 +518,8 @@ impl Controller {
                             then,
                         };
                     } else {
-                        self.node_queue.done(&node);
-                        self.shards.get_mut(w).worker = after(then);
+                        self.node_queue.make_mut().done(&node);
+                        self.shards.make_mut().get_mut(w).worker = after(then);
                     }
                 }
             },

@@ -408,10 +408,10 @@ fn any_busy_part_keeps_the_handlers_busy() {
     };
     let mut busy = Vec::new();
     let mut c = idle.clone();
-    c.node_queue.add("node1".into());
+    c.node_queue.make_mut().add("node1".into());
     busy.push(c);
     let mut c = idle.clone();
-    c.pod_queue.add(item.clone());
+    c.pod_queue.make_mut().add(item.clone());
     busy.push(c);
     let mut c = idle.clone();
     c.node_held = Some("node1".into());
@@ -420,8 +420,12 @@ fn any_busy_part_keeps_the_handlers_busy() {
     c.pod_held = Some(item);
     busy.push(c);
     let mut c = idle.clone();
-    c.shards.get_mut(3).nodes.push_back("node1".into());
-    c.shards.prune();
+    c.shards
+        .make_mut()
+        .get_mut(3)
+        .nodes
+        .push_back("node1".into());
+    c.shards.make_mut().prune();
     busy.push(c);
     for c in busy {
         assert!(!c.handlers_idle(), "{c:?}");

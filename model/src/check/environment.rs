@@ -6,13 +6,12 @@ use super::action::{Action, EnvOp, Watched};
 use super::config::{CheckConfig, OpKind};
 use super::informer::{cached_node, cached_pod, relist, relist_difference};
 use super::outcome::Outcome;
-use super::state::{ApiPod, ApiServer, CachedPod, Delta, SysState};
+use super::state::{ApiPod, ApiServer, CachedPod, Delta, Pending, SysState};
 use crate::api::{Deletion, Pod, PodKey, TaintEffect};
 use crate::api_server::{self, StoredPod, Write};
 use crate::matching;
 use crate::shared::Shared;
 use crate::time::{Duration, Time};
-use std::collections::VecDeque;
 
 /// A run's environment: the repertoire its configuration allows.
 pub(super) struct Environment<'a> {
@@ -269,7 +268,7 @@ impl Environment<'_> {
     fn delete_pod(
         &self,
         api: &mut ApiServer,
-        pending: &mut VecDeque<Delta<PodKey, Shared<CachedPod>>>,
+        pending: &mut Pending<Delta<PodKey, Shared<CachedPod>>>,
         key: &PodKey,
         now: Time,
     ) {
@@ -322,7 +321,7 @@ fn apply_to_controller(s: &mut SysState, op: &EnvOp, out: &mut Outcome) {
 /// event is queued.
 fn update_pod(
     api: &mut ApiServer,
-    pending: &mut VecDeque<Delta<PodKey, Shared<CachedPod>>>,
+    pending: &mut Pending<Delta<PodKey, Shared<CachedPod>>>,
     key: &PodKey,
     now: Time,
     f: impl FnOnce(&mut Pod),

@@ -13,7 +13,8 @@ use crate::matching;
 use crate::shared::Shared;
 use crate::small_map::SmallMap;
 use crate::time::Time;
-use std::collections::VecDeque;
+use smallvec::SmallVec;
+use std::hash::{Hash, Hasher};
 
 /// One state of the whole system. Spec: MODEL-S1. Its `Debug` (`display::state`) names the
 /// parts as the spec does, for the Explorer.
@@ -150,7 +151,7 @@ pub struct Informer<K: Ord, V> {
     /// Shared between states until a delivery changes it ([`Shared::make_mut`]).
     pub cache: Shared<SmallMap<K, Shared<V>>>,
     /// The watch events not yet delivered, oldest first.
-    pub pending: VecDeque<Delta<K, Shared<V>>>,
+    pub pending: Pending<Delta<K, Shared<V>>>,
     /// After a restart: how many initial-list events at the head of `pending` remain; the
     /// controller's workers wait for zero (upstream `WaitForCacheSync`).
     pub unsynced: u16,
@@ -160,7 +161,7 @@ impl<K: Ord, V> Default for Informer<K, V> {
     fn default() -> Self {
         Informer {
             cache: Shared::default(),
-            pending: VecDeque::new(),
+            pending: Pending::default(),
             unsynced: 0,
         }
     }
@@ -170,6 +171,86 @@ impl<K: Ord, V> Informer<K, V> {
     /// Every watch event delivered.
     pub fn is_drained(&self) -> bool {
         self.pending.is_empty()
+    }
+}
+
+/// The events an informer has not delivered, oldest first: a queue of a few, stored inline,
+/// so that copying a state with events in flight allocates nothing. Hashed as a `VecDeque`
+/// is (length, then each event).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pending<T>(SmallVec<[T; 2]>);
+
+impl<T> Default for Pending<T> {
+    fn default() -> Self {
+        Pending(SmallVec::new())
+    }
+}
+
+impl<T> Pending<T> {
+    /// Queues `event` last.
+    pub fn push_back(&mut self, event: T) {
+        self.0.push(event);
+    }
+
+    /// Takes the oldest event.
+    pub fn pop_front(&mut self) -> Option<T> {
+        (!self.0.is_empty()).then(|| self.0.remove(0))
+    }
+
+    /// The oldest event.
+    pub fn front(&self) -> Option<&T> {
+        self.0.first()
+    }
+
+    /// The number of events.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// No event in flight.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The events, oldest first.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    /// The events, oldest first, to change in place.
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.0.iter_mut()
+    }
+}
+
+impl<T: Hash> Hash for Pending<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_usize(self.0.len());
+        self.0.iter().for_each(|e| e.hash(state));
+    }
+}
+
+impl<T> From<Vec<T>> for Pending<T> {
+    fn from(events: Vec<T>) -> Self {
+        Pending(events.into())
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Pending<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a mut Pending<T> {
+    type Item = &'a mut T;
+    type IntoIter = std::slice::IterMut<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter_mut()
     }
 }
 

@@ -4,6 +4,7 @@
 //!
 //! - `bench model` (`model.rs`): the model checker's states per second against stateright's
 //!   two-phase commit example (`two_phase.rs`), and the two reductions.
+//! - `bench two-phase` (`two_phase.rs`): that example alone (for instruction counts).
 //! - `bench runtime` (`runtime.rs`): the reference runtime under an eviction storm (virtual
 //!   clock) and its eviction lateness at a steady rate (real clock).
 //! - `bench oracle` (`oracle.rs`): how fast the oracle checks a long trace of the reference
@@ -34,6 +35,8 @@ enum Target {
     Oracle(oracle::OracleBench),
     /// The model checker: unique states per second (1 and 2 threads) and the symmetry reduction.
     Model(model::ModelBench),
+    /// Stateright's two-phase commit example alone (the model checker's reference).
+    TwoPhase(two_phase::TwoPhaseBench),
 }
 
 pub fn run(args: BenchArgs) -> ExitCode {
@@ -41,6 +44,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         Target::Runtime(args) => runtime::runtime(&args),
         Target::Oracle(args) => oracle::oracle(&args),
         Target::Model(args) => model::model(&args),
+        Target::TwoPhase(args) => two_phase::bench(&args),
     }
 }
 

@@ -3,14 +3,12 @@
 //! (MODEL-SYM) reductions, each run measured in one process so the ratios compare like with like.
 
 use super::emit;
-use super::two_phase::TwoPhase;
+use super::two_phase::{self, TwoPhaseRow};
 use crate::cmd::args::ProfileArg;
 use crate::cmd::output::outln;
 use clap::Args;
 use serde::Serialize;
-use stateright::{Checker, Model};
 use std::process::ExitCode;
-use std::time::Instant;
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::reduction::Reduction;
 use taintcheck_model::check::run::{run, RunOptions, Strategy};
@@ -48,15 +46,6 @@ struct ModelResult {
     /// `default`'s DFS unique states without reduction over those with `por`.
     por_unique_state_ratio: f64,
     symmetry: Vec<SymmetryRatio>,
-}
-
-/// The reference run.
-#[derive(Serialize)]
-struct TwoPhaseRow {
-    rms: u8,
-    unique_states: usize,
-    seconds: f64,
-    unique_states_per_second: f64,
 }
 
 /// One measured run: its parameters and the checker's totals.
@@ -154,7 +143,7 @@ pub fn model(b: &ModelBench) -> ExitCode {
     let [plain, bfs1, bfs2, dfs1, _, pods, pods_sym, both, both_sym] = &rows[..] else {
         unreachable!("nine rows");
     };
-    let two_phase = two_phase(b.rms);
+    let two_phase = two_phase::run(b.rms);
     let reduction = |config, plain: &Row, sym: &Row| SymmetryRatio {
         config,
         unique_state_ratio: plain.unique_states as f64 / sym.unique_states.max(1) as f64,
@@ -175,25 +164,6 @@ pub fn model(b: &ModelBench) -> ExitCode {
         rows,
     };
     emit(b.json, &result, describe)
-}
-
-/// Stateright's two-phase commit example with `rms` managers, DFS, one thread.
-fn two_phase(rms: u8) -> TwoPhaseRow {
-    let start = Instant::now();
-    let checker = TwoPhase {
-        rms: usize::from(rms),
-    }
-    .checker()
-    .spawn_dfs()
-    .join();
-    let seconds = start.elapsed().as_secs_f64();
-    let unique_states = checker.unique_state_count();
-    TwoPhaseRow {
-        rms,
-        unique_states,
-        seconds,
-        unique_states_per_second: unique_states as f64 / seconds.max(1e-9),
-    }
 }
 
 fn describe(r: &ModelResult) {

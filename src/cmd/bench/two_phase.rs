@@ -1,10 +1,73 @@
 //! The reference workload of `bench model`: two-phase commit as stateright's own example models
 //! it (a transaction manager, `rms` resource managers, a set of messages that are never lost;
 //! Gray and Lamport's TLA+ specification). Written here so that its unique states per second
-//! and taintcheck's come from the same binary, checker and sitting.
+//! and taintcheck's come from the same binary, checker and sitting. `bench two-phase` runs it
+//! alone, for `scripts/model-instructions.sh` to count its instructions per unique state.
 
-use stateright::{Model, Property};
+use super::emit;
+use crate::cmd::output::outln;
+use clap::Args;
+use serde::Serialize;
+use stateright::{Checker, Model, Property};
 use std::collections::BTreeSet;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct TwoPhaseBench {
+    /// Resource managers (6: about the unreduced `default`'s unique states).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u8).range(1..=12))]
+    rms: u8,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One run of the example: DFS, one thread.
+#[derive(Serialize)]
+pub struct TwoPhaseRow {
+    /// Resource managers.
+    pub rms: u8,
+    /// Unique states explored.
+    pub unique_states: usize,
+    /// Wall seconds of the search.
+    pub seconds: f64,
+    /// `unique_states` over `seconds`.
+    pub unique_states_per_second: f64,
+}
+
+/// `bench two-phase`: the example alone.
+pub fn bench(b: &TwoPhaseBench) -> ExitCode {
+    emit(b.json, &run(b.rms), |t| {
+        outln!(
+            "stateright two-phase commit, {} managers, dfs, 1 thread: {} unique states in {:.2} s \
+             ({:.0}/s)",
+            t.rms,
+            t.unique_states,
+            t.seconds,
+            t.unique_states_per_second
+        )
+    })
+}
+
+/// Stateright's two-phase commit example with `rms` managers, DFS, one thread.
+pub fn run(rms: u8) -> TwoPhaseRow {
+    let start = Instant::now();
+    let checker = TwoPhase {
+        rms: usize::from(rms),
+    }
+    .checker()
+    .spawn_dfs()
+    .join();
+    let seconds = start.elapsed().as_secs_f64();
+    let unique_states = checker.unique_state_count();
+    TwoPhaseRow {
+        rms,
+        unique_states,
+        seconds,
+        unique_states_per_second: unique_states as f64 / seconds.max(1e-9),
+    }
+}
 
 /// A resource manager's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -133,7 +196,6 @@ impl Model for TwoPhase {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stateright::Checker;
 
     /// The state space of stateright's example: 288 unique states with three managers (its own
     /// test's figure), and consistency holds.
