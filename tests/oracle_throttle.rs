@@ -337,7 +337,20 @@ fn throttled_false_alarms(count: u64) -> Vec<String> {
             let mut options = Options::new(profile, s.latency_bound());
             options.rate_limit = limit;
             if let Err(e) = Oracle::check(options, &report.records, Some(s.until)) {
-                alarms.push(format!("seed {seed} [{name}]: {e}"));
+                let knobs = &s.runtime;
+                alarms.push(format!(
+                    "seed {seed} [{name}] (qps/burst {:?}, lag {:?}, api {:?}, grace {:?}, {} \
+                     ops {:?}): {e}",
+                    knobs.rate_limit.map(|l| (l.tokens(), l.burst())),
+                    knobs.node_informer_lag,
+                    knobs.api_latency,
+                    knobs.deletion_grace,
+                    s.ops.len(),
+                    s.ops
+                        .iter()
+                        .map(|o| format!("{:?}", o.op))
+                        .collect::<Vec<_>>()
+                ));
             }
         }
         println!(
