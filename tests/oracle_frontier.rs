@@ -28,6 +28,8 @@ fn header() -> TraceRecord {
             observed: None,
             start: None,
             end: None,
+            qps: None,
+            burst: None,
         },
     }
 }

@@ -5,6 +5,8 @@
 //! with `D` = 1 s, and rejects it when the run deletes faster than the bucket allows, or later
 //! than the bucket plus `D`.
 
+mod cli_support;
+
 use taintcheck_model::core::throttle::{Bucket, RateLimit};
 use taintcheck_model::oracle::{Error, Options, Oracle, Summary};
 use taintcheck_model::profile::Profile;
@@ -135,4 +137,242 @@ fn deleting_later_than_the_bucket_plus_the_bound_is_rejected() {
     assert!(r.is_ok(), "a pause of D is within the bound: {r:?}");
     let message = violation(check(&storm(&stalled(D.0 + 1)), Some(limit())));
     assert!(message.contains("should have been deleted"), "{message}");
+}
+
+/// The corpus scenario `rate-limited-storm` (qps 5, burst 3) run with `taintcheck run
+/// --trace` under `profile`: the trace's text.
+fn corpus_storm_trace(profile: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("taintcheck-throttle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join(format!("storm-{profile}.ndjson"));
+    let scenario = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/specs/scenarios/rate-limited-storm.yaml"
+    );
+    let (code, stdout, stderr) = taintcheck(&[
+        "run",
+        scenario,
+        "--profile",
+        profile,
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    std::fs::read_to_string(trace).unwrap()
+}
+
+/// `taintcheck conform` on `text` (written to a file named `name`) with `flags`.
+fn conform(name: &str, text: &str, flags: &[&str]) -> (i32, String, String) {
+    let dir = std::env::temp_dir().join(format!("taintcheck-throttle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let mut args = vec!["conform", path.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    taintcheck(&args)
+}
+
+/// The binary's exit code, stdout and stderr.
+fn taintcheck(args: &[&str]) -> (i32, String, String) {
+    let out = cli_support::taintcheck(args);
+    let code = out.status.code().unwrap_or(-1);
+    (code, cli_support::stdout(&out), cli_support::stderr(&out))
+}
+
+const RECORDED: &str = r#","qps":5,"burst":3"#;
+
+/// TRACE-THROTTLE: the runtime's trace of a throttled scenario records the client's qps and
+/// burst in its header, and `conform` checks it against that bucket with no flags (and with
+/// flags that agree); the same trace without the header fields is judged unthrottled and
+/// rejected, since its requests come later than `D` and the step slack allow.
+#[test]
+fn the_corpus_storm_conforms_by_its_header_and_not_without_it() {
+    for profile in Profile::NAMES {
+        let trace = corpus_storm_trace(profile);
+        let header = trace.lines().next().unwrap();
+        assert!(header.ends_with(&format!("{RECORDED}}}")), "{header}");
+        let name = format!("storm-{profile}.ndjson");
+        let (code, stdout, stderr) = conform(&name, &trace, &[]);
+        assert_eq!(code, 0, "[{profile}] {stdout}{stderr}");
+        assert!(stdout.contains("client qps 5, burst 3"), "{stdout}");
+        let (code, stdout, _) = conform(&name, &trace, &["--qps", "5", "--burst", "3"]);
+        assert_eq!(code, 0, "[{profile}] agreeing flags: {stdout}");
+        let (code, stdout, _) = conform(&name, &trace.replacen(RECORDED, "", 1), &[]);
+        assert_eq!(
+            code, 1,
+            "[{profile}] without the header's rate limit: {stdout}"
+        );
+        assert!(
+            stdout.contains("but the trace shows nothing of it before"),
+            "{stdout}"
+        );
+    }
+}
+
+/// Flags that disagree with the header are a usage error naming both, not an override: a CI
+/// job whose flags drift from what its controller ran with fails loudly (exit 2).
+#[test]
+fn flags_that_disagree_with_the_header_are_refused() {
+    let trace = corpus_storm_trace("v1.18");
+    let (code, stdout, stderr) =
+        conform("disagree.ndjson", &trace, &["--qps", "20", "--burst", "30"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "disagree.ndjson:1: --qps 20 --burst 30 disagree with the trace header's qps 5, \
+             burst 3"
+        ),
+        "{stderr}"
+    );
+    let half = trace.replacen(r#","burst":3"#, "", 1);
+    let (code, _, stderr) = conform("half.ndjson", &half, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("half.ndjson:1: burst: Required value"),
+        "{stderr}"
+    );
+}
+
+/// A small deterministic generator (xorshift), so a seed names a scenario.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// A random storm through a rate-limited client: two nodes, two to ten pods (some tolerating
+/// the taint for a while), a client of qps 1 to 10 and burst 1 to 4, up to six taints and
+/// removals of `outage:NoExecute` in the first 20 s, sometimes a grace period, a broken watch
+/// or an informer lag. As YAML, so that it reads as a corpus scenario would.
+fn random_throttled_scenario(seed: u64) -> taintcheck_model::scenario::Scenario {
+    let mut rng = Rng::new(seed);
+    let mut yaml = format!(
+        "name: random-throttled-{seed}\nruntime: {{qps: {}, burst: {}, nodeInformerLag: {}ms, \
+         apiLatency: {}ms",
+        1 + rng.below(10),
+        1 + rng.below(4),
+        rng.pick(&[0, 0, 100, 1_000]),
+        rng.pick(&[0, 0, 50]),
+    );
+    if let Some(grace) = rng.pick(&[None, None, Some(5), Some(30)]) {
+        yaml += &format!(", deletionGrace: {grace}s");
+    }
+    yaml += "}\nnodes:\n  - {name: n1}\n  - {name: n2}\npods:\n";
+    for i in 0..2 + rng.below(9) {
+        let node = rng.pick(&["n1", "n1", "n2"]);
+        yaml += &format!("  - name: web-{i}\n    node: {node}\n");
+        if let Some(seconds) = rng.pick(&[None, None, Some(0), Some(2), Some(5)]) {
+            yaml += &format!(
+                "    tolerations: [{{key: outage, operator: Exists, effect: NoExecute, \
+                 tolerationSeconds: {seconds}}}]\n"
+            );
+        }
+    }
+    yaml += "ops:\n";
+    let mut ops: Vec<(u64, String)> = (0..1 + rng.below(6))
+        .map(|_| {
+            let at = rng.below(20_000);
+            let node = rng.pick(&["n1", "n2"]);
+            let op = match rng.below(6) {
+                0 | 1 => format!("taint: {node} outage:NoExecute-"),
+                2 => format!("dropWatch: {}, for: 3s", rng.pick(&["nodes", "pods"])),
+                _ => format!("taint: {node} outage=true:NoExecute"),
+            };
+            (at, op)
+        })
+        .collect();
+    ops.sort();
+    for (at, op) in ops {
+        yaml += &format!("  - {{at: {at}ms, {op}}}\n");
+    }
+    yaml += "until: 120s\n";
+    taintcheck_model::scenario::parse_scenario("random.yaml", &yaml)
+        .unwrap_or_else(|e| panic!("{e}\n{yaml}"))
+}
+
+/// Correct-runtime traces of `count` random rate-limited scenarios per profile, checked
+/// against the rate limit their headers carry (TRACE-THROTTLE): the false alarms, and how many
+/// requests waited for a token.
+fn throttled_false_alarms(count: u64) -> Vec<String> {
+    use taintcheck_model::trace::TraceEvent;
+    use taintcheck_runtime::driver::{run_scenario, ClockKind};
+    let mut alarms = Vec::new();
+    for name in Profile::NAMES {
+        let profile = Profile::by_name(name).unwrap();
+        let (before, mut requests, mut waited) = (alarms.len(), 0, 0);
+        for seed in 0..count {
+            let s = random_throttled_scenario(seed);
+            let report = run_scenario(&s, profile, ClockKind::Virtual);
+            let limit = report.records[0].event.rate_limit();
+            assert_eq!(
+                limit, s.runtime.rate_limit,
+                "the header carries the scenario's"
+            );
+            let mut bucket = Bucket::new(limit.expect("every scenario is rate limited"));
+            let mut previous = Time(-1);
+            for r in &report.records {
+                if let TraceEvent::Request { .. } = r.event {
+                    requests += 1;
+                    // The bucket had no token until this instant, and no request took the
+                    // previous one at it: the request went the instant its token came.
+                    let token = bucket.earliest(Time(r.t.millis() - 1));
+                    waited += usize::from(token == r.t && previous < r.t);
+                    bucket.reserve(r.t);
+                    previous = r.t;
+                }
+            }
+            let mut options = Options::new(profile, s.latency_bound());
+            options.rate_limit = limit;
+            if let Err(e) = Oracle::check(options, &report.records, Some(s.until)) {
+                let knobs = &s.runtime;
+                alarms.push(format!(
+                    "seed {seed} [{name}] (qps/burst {:?}, lag {:?}, api {:?}, grace {:?}, {} \
+                     ops {:?}): {e}",
+                    knobs.rate_limit.map(|l| (l.tokens(), l.burst())),
+                    knobs.node_informer_lag,
+                    knobs.api_latency,
+                    knobs.deletion_grace,
+                    s.ops.len(),
+                    s.ops
+                        .iter()
+                        .map(|o| format!("{:?}", o.op))
+                        .collect::<Vec<_>>()
+                ));
+            }
+        }
+        println!(
+            "oracle accuracy: {count} correct-runtime traces of {name} through a rate-limited \
+             client ({requests} requests, {waited} of them sent when a token came): {} false \
+             alarms",
+            alarms.len() - before
+        );
+        assert!(waited > 0, "the generator never empties the bucket");
+    }
+    alarms
+}
+
+#[test]
+fn random_rate_limited_traces_conform() {
+    let alarms = throttled_false_alarms(100);
+    assert!(alarms.is_empty(), "{}", alarms.join("\n"));
+}
+
+#[test]
+#[ignore = "1,000 random scenarios per profile: cargo test --release --test oracle_throttle -- --ignored"]
+fn a_thousand_random_rate_limited_traces_conform() {
+    let alarms = throttled_false_alarms(1_000);
+    assert!(alarms.is_empty(), "{}", alarms.join("\n"));
 }

@@ -95,7 +95,8 @@ fn run(
         ClockKind::Real => Arc::new(SystemClock::new()),
     };
     let timers = TimerService::new(clock.clone());
-    let recorder = Recorder::new(clock, profile.name, Some(&scenario.name));
+    let recorder = Recorder::new(clock, profile.name, Some(&scenario.name))
+        .rate_limited(scenario.runtime.rate_limit);
     let api = ApiServer::new(
         scenario.admission.clone(),
         scenario.runtime.deletion_grace,

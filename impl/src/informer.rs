@@ -2,7 +2,8 @@
 //! order per kind. The cache is what the controller reads (the core's `ClusterView`: listers and
 //! the `spec.nodeName` index); deliveries update it and then call the controller's handler with
 //! the old and new object, as client-go's shared informers do. A dropped watch loses the events
-//! in between and relists when it reconnects. Spec: RT-INF-1..RT-INF-3, INF-1.
+//! it has not delivered and those in between, and relists when it reconnects. Spec:
+//! RT-INF-1..RT-INF-3, INF-1, ENV-13.
 
 use crate::api::{ApiServer, Watch};
 use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
@@ -206,12 +207,14 @@ impl Informers {
         }
     }
 
-    /// Breaks the watch of `kind` for `duration` (RT-INF-3): the events in between are lost;
-    /// then the informer relists and delivers the difference to its cache.
+    /// Breaks the watch of `kind` for `duration` (RT-INF-3, ENV-13): the events it received
+    /// and has not delivered are lost with it, and so are the events in between; then the
+    /// informer relists and delivers the difference between its cache and the API (INF-1).
     pub fn drop_watch(&self, kind: ObjectKind, duration: Duration) {
         let until = self.inner.timers.now().plus(duration);
         if let Some(s) = lock(&self.inner.streams).get_mut(&kind) {
             s.dropped_until = Some(until);
+            s.buffer.clear();
         }
         let me = self.clone();
         self.inner

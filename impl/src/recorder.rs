@@ -4,7 +4,8 @@
 
 use crate::clock::Clock;
 use crate::sync::{lock, Arc, AtomicU64, Mutex, Ordering};
-use taintcheck_model::trace::{to_line, TraceEvent, TraceRecord, TRACE_VERSION};
+use taintcheck_model::core::throttle::RateLimit;
+use taintcheck_model::trace::{rate_limit, to_line, TraceEvent, TraceRecord, TRACE_VERSION};
 
 /// Cheap to clone; every clone appends to the same trace.
 #[derive(Clone)]
@@ -40,6 +41,8 @@ impl Recorder {
                 observed: None,
                 start: None,
                 end: None,
+                qps: None,
+                burst: None,
             },
         };
         Recorder {
@@ -49,6 +52,17 @@ impl Recorder {
             next_request: Arc::new(AtomicU64::new(1)),
             counts: Arc::new(Default::default()),
         }
+    }
+
+    /// The header states the controller client's rate limit (TRACE-THROTTLE), so that the
+    /// trace is judged against the bucket it ran under.
+    pub fn rate_limited(self, limit: Option<RateLimit>) -> Recorder {
+        if let Some(TraceEvent::Header { qps, burst, .. }) =
+            lock(&self.records).first_mut().map(|r| &mut r.event)
+        {
+            (*qps, *burst) = rate_limit::fields(limit);
+        }
+        self
     }
 
     /// A recorder that keeps nothing (the scale benchmark measures the controller, not the log).

@@ -310,6 +310,8 @@ impl Collected {
                 observed: Some(observed),
                 start,
                 end,
+                qps: None,
+                burst: None,
             },
         }];
         trace.extend(lines.into_iter().map(|(at, _, _, event)| TraceRecord {

@@ -6,6 +6,7 @@
 //! the writer chooses (scenario start for the runtime, Unix epoch for recordings).
 
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
+use crate::core::throttle::RateLimit;
 use crate::core::{ApiResult, Verb};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 mod clock;
+pub mod rate_limit;
 
 pub use clock::{Clock, Shown, Start};
 
@@ -56,6 +58,13 @@ pub enum TraceEvent {
         /// end of a recording, the horizon `conform` checks deadlines up to.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         end: Option<Time>,
+        /// The controller client's `--kube-api-qps` (TRACE-THROTTLE): with `burst`, the token
+        /// bucket its requests waited on; absent: not rate limited.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        qps: Option<u32>,
+        /// The controller client's `--kube-api-burst` (TRACE-THROTTLE), with `qps`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        burst: Option<u32>,
     },
     /// The API server stored a new node (`rv`: its resourceVersion).
     NodeAdded {
@@ -263,6 +272,15 @@ impl fmt::Display for ResponseResult {
 }
 
 impl TraceEvent {
+    /// A header's client rate limit (TRACE-THROTTLE); `None` for any other line, a header
+    /// without one, or one the reader refuses.
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        match self {
+            TraceEvent::Header { qps, burst, .. } => rate_limit::read(*qps, *burst).ok().flatten(),
+            _ => None,
+        }
+    }
+
     /// The pod an event is about, if any.
     pub fn pod(&self) -> Option<PodKey> {
         match self {
@@ -455,6 +473,16 @@ pub enum TraceError {
         /// The version the header names.
         version: u32,
     },
+    /// A header field that is present but wrong (TRACE-THROTTLE).
+    #[error("{file}:{line}: {message}")]
+    Header {
+        /// The trace's name.
+        file: String,
+        /// The line number, from 1.
+        line: usize,
+        /// The field and what is wrong with it.
+        message: String,
+    },
     #[error(
         "{file}:{line}: id: Duplicate value: {id}: request ids are unique in a trace (TRACE-4)"
     )]
@@ -521,7 +549,13 @@ impl TraceReader {
                     version: *version,
                 })
             }
-            (TraceEvent::Header { .. }, None) => {}
+            (TraceEvent::Header { qps, burst, .. }, None) => {
+                rate_limit::read(*qps, *burst).map_err(|message| TraceError::Header {
+                    file: self.file.clone(),
+                    line,
+                    message,
+                })?;
+            }
             (_, None) => {
                 return Err(TraceError::MissingHeader {
                     file: self.file.clone(),
@@ -585,6 +619,8 @@ mod tests {
                 observed: None,
                 start: None,
                 end: None,
+                qps: None,
+                burst: None,
             },
         }
     }
@@ -649,5 +685,26 @@ mod tests {
         ));
         let err = parse_trace("x", "not json").unwrap_err();
         assert!(err.to_string().starts_with("x:1: "));
+    }
+
+    /// TRACE-THROTTLE: the header's `qps`/`burst` round-trip and give the rate limit; half a
+    /// limit is refused at the header's line; a header without them has none.
+    #[test]
+    fn the_header_carries_the_clients_rate_limit() {
+        let mut limited = header();
+        if let TraceEvent::Header { qps, burst, .. } = &mut limited.event {
+            (*qps, *burst) = (Some(5), Some(3));
+        }
+        let line = to_line(&limited);
+        assert!(line.contains(r#""qps":5,"burst":3"#), "{line}");
+        let parsed = parse_trace("t", &line).unwrap();
+        assert_eq!(parsed[0].event.rate_limit(), RateLimit::qps(5, 3));
+        assert_eq!(header().event.rate_limit(), None);
+        assert!(!to_line(&header()).contains("qps"));
+        let half = line.replace(r#","burst":3"#, "");
+        assert_eq!(
+            parse_trace("t", &half).unwrap_err().to_string(),
+            "t:1: burst: Required value: a header with qps has burst too"
+        );
     }
 }

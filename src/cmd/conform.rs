@@ -39,6 +39,8 @@ pub struct ConformArgs {
     /// The controller's client is rate limited to QPS requests per second on average
     /// (`--kube-api-qps`, upstream default 20): a request may wait for its token, and no
     /// request may come before the token bucket allows it (specs/oracle.md, ORACLE-THROTTLE).
+    /// Default: the trace header's `qps`/`burst` (TRACE-THROTTLE), else none; flags that
+    /// disagree with the header are refused (exit 2).
     #[arg(long, value_name = "QPS", requires = "burst",
           value_parser = clap::value_parser!(u32).range(1..))]
     qps: Option<u32>,
@@ -131,6 +133,7 @@ pub fn run(args: &ConformArgs) -> ExitCode {
     let mut profile = None;
     let mut clock = Clock::default();
     let mut until: Option<Time> = None;
+    let mut rate_limit: Option<RateLimit> = None;
     let mut kept: Vec<(usize, TraceRecord)> = Vec::new();
     let mut lines = Lines::new(BufReader::new(input));
     let mut progress = Progress::new(args.progress);
@@ -183,10 +186,13 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             profile = Some(p);
             let mut options = Options::new(p, Duration(args.latency_bound_ms));
             options.step_slack = Duration(args.step_slack_ms);
-            options.rate_limit = args
-                .qps
-                .zip(args.burst)
-                .and_then(|(qps, burst)| RateLimit::qps(qps, burst));
+            options.rate_limit = match client_rate_limit(args, &record.event) {
+                Ok(limit) => limit,
+                Err(message) => {
+                    return bad_error(args, Failure::usage(format!("{name}:{n}: {message}")))
+                }
+            };
+            rate_limit = options.rate_limit;
             let threads = args.threads.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             });
@@ -221,17 +227,22 @@ pub fn run(args: &ConformArgs) -> ExitCode {
     match o.finish(until) {
         Ok(summary) => {
             if args.json {
-                let report = json!({
+                let mut report = json!({
                     "verdict": "conforms",
                     "profile": p.name,
                     "latency_bound_ms": args.latency_bound_ms,
                     "summary": summary,
                 });
+                if let Some(l) = rate_limit {
+                    report["qps"] = json!(l.tokens());
+                    report["burst"] = json!(l.burst());
+                }
                 outln!("{report}");
             } else {
+                let client = rate_limit.map_or(String::new(), |l| format!(", client {l}"));
                 outln!(
-                    "{name}: conforms to {} (latency bound {} ms): {} lines, {} pods, largest \
-                     frontier {} states",
+                    "{name}: conforms to {} (latency bound {} ms{client}): {} lines, {} pods, \
+                     largest frontier {} states",
                     p.name,
                     args.latency_bound_ms,
                     summary.records,
@@ -254,6 +265,29 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             rejected(args, e, &found)
         }
         Err(e) => bad_error(args, Failure::input(e)),
+    }
+}
+
+/// The controller client's rate limit to check against (ORACLE-THROTTLE): the header's
+/// (TRACE-THROTTLE), else `--qps`/`--burst`. Flags that disagree with the header are a usage
+/// error rather than an override: the header records what the client ran with, and a CI job
+/// whose flags and traces drift apart should fail loudly, not judge against a bucket the run
+/// never had.
+fn client_rate_limit(args: &ConformArgs, header: &TraceEvent) -> Result<Option<RateLimit>, String> {
+    let flags = args
+        .qps
+        .zip(args.burst)
+        .and_then(|(qps, burst)| RateLimit::qps(qps, burst));
+    match (flags, header.rate_limit()) {
+        (Some(given), Some(recorded)) if given != recorded => Err(format!(
+            "--qps {} --burst {} disagree with the trace header's qps {}, burst {}: omit the \
+             flags to use the header's rate limit",
+            given.tokens(),
+            given.burst(),
+            recorded.tokens(),
+            recorded.burst()
+        )),
+        (given, recorded) => Ok(recorded.or(given)),
     }
 }
 

@@ -32,7 +32,7 @@ pub(super) fn answer(
         version: p.version,
         disruption_target: p.disruption_target,
         deletion: p.deletion,
-        termination_grace: env.termination_grace(),
+        termination_grace: env.config.termination_grace(),
     });
     let next_version = stored.map_or(ResourceVersion(1), |p| ResourceVersion(p.version.0 + 1));
     let nodes = &s.api.nodes;

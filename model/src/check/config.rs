@@ -11,6 +11,7 @@ use super::properties::vocabulary::Declared;
 use crate::api::{PodKey, Taint, TaintEffect, Toleration};
 use crate::core::throttle::RateLimit;
 use crate::field::FieldPath;
+use crate::time::Duration;
 use crate::yaml::Error;
 use std::collections::BTreeSet;
 
@@ -243,6 +244,12 @@ pub struct CheckConfig {
 }
 
 impl CheckConfig {
+    /// The grace period a DELETE gives a bound pod (API-2): `termination_grace_seconds` as a
+    /// duration; `None`: removed at once.
+    pub fn termination_grace(&self) -> Option<Duration> {
+        self.termination_grace_seconds.map(Duration::from_secs)
+    }
+
     /// A built-in configuration by name.
     pub fn builtin(name: &str) -> Result<CheckConfig, ConfigErrors> {
         let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| {

@@ -11,7 +11,7 @@ use crate::api::{Deletion, Pod, PodKey, TaintEffect};
 use crate::api_server::{self, StoredPod, Write};
 use crate::matching;
 use crate::shared::Shared;
-use crate::time::{Duration, Time};
+use crate::time::Time;
 
 /// A run's environment: the repertoire its configuration allows.
 pub(super) struct Environment<'a> {
@@ -21,13 +21,6 @@ pub(super) struct Environment<'a> {
 }
 
 impl Environment<'_> {
-    /// The grace period a DELETE gives a pod (API-2); `None`: removed at once.
-    pub(super) fn termination_grace(&self) -> Option<Duration> {
-        self.config
-            .termination_grace_seconds
-            .map(Duration::from_secs)
-    }
-
     /// Lists the operations enabled in `s` into `out`: none once the budget is spent, faults at
     /// any instant, cluster changes on the grid only.
     pub(super) fn enabled(&self, s: &SysState, out: &mut Vec<Action>) {
@@ -278,7 +271,7 @@ impl Environment<'_> {
             version: p.version,
             disruption_target: p.disruption_target,
             deletion: p.deletion,
-            termination_grace: self.termination_grace(),
+            termination_grace: self.config.termination_grace(),
         };
         match api_server::delete(&stored) {
             Write::StartGracefulDeletion { grace } => {

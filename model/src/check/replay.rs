@@ -139,10 +139,7 @@ impl Schedule {
             config: model.core_config(),
             nodes: listed.api.nodes.values().map(|n| n.node.clone()).collect(),
             pods: listed.api.pods.values().map(|p| p.pod.clone()).collect(),
-            deletion_grace: model
-                .config
-                .termination_grace_seconds
-                .map(Duration::from_secs),
+            deletion_grace: model.config.termination_grace(),
             turns: builder.turns,
         }
     }

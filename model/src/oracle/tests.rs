@@ -27,6 +27,8 @@ impl T {
                     observed,
                     start: None,
                     end: None,
+                    qps: None,
+                    burst: None,
                 },
             }],
             next_id: 1,

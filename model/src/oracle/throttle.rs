@@ -34,9 +34,20 @@ impl Throttle {
         }
     }
 
-    /// The trace showed a request at `t`: it took a token.
+    /// The trace showed a request at `t`: it took a token. A request sent the millisecond its
+    /// token came may have waited for it, and then its reservation began at the token's exact
+    /// instant, not at the whole millisecond the send was rounded up to; the bucket keeps that,
+    /// the most lenient reading, so that the next token is not put later than the client's
+    /// (with a burst of 1 and an interval of a fraction of a millisecond, `qps` 3 say, the
+    /// rounding would otherwise pile up and reject a correct client).
     pub fn seen(&mut self, t: Time) {
-        self.seen.reserve(t);
+        let before = Time(t.millis() - 1);
+        let asked = if self.seen.has_token(before) {
+            t
+        } else {
+            before
+        };
+        self.seen.reserve(asked);
     }
 
     /// The controller restarted: a new client, a full bucket.

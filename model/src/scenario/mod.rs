@@ -312,19 +312,28 @@ pub fn first_uid(key: &PodKey) -> String {
 
 impl Scenario {
     /// The latency bound `D` (ORACLE-4) this scenario's environment needs: its slowest
-    /// informer, plus every broken watch (the relist brings a change only when the watch comes
-    /// back). What `expect` uses by default and what the oracle's accuracy tests check with.
+    /// informer, plus every broken watch and its informer's lag once more (a change still in
+    /// transit when the watch breaks is lost with it, and the relist brings it back only when
+    /// the watch comes back, after the lag: ENV-13, RT-INF-3). What `expect` uses by default
+    /// and what the oracle's accuracy tests check with.
     pub fn latency_bound(&self) -> Duration {
         let runtime = &self.runtime;
-        let mut d = runtime.node_informer_lag.max(runtime.pod_informer_lag);
+        let (mut node_lag, mut pod_lag) = (runtime.node_informer_lag, runtime.pod_informer_lag);
+        let mut d = node_lag.max(pod_lag);
         for op in &self.ops {
             match &op.op {
                 Op::SetInformerLag { nodes, pods } => {
-                    d = d
-                        .max(nodes.unwrap_or_default())
-                        .max(pods.unwrap_or_default());
+                    node_lag = node_lag.max(nodes.unwrap_or_default());
+                    pod_lag = pod_lag.max(pods.unwrap_or_default());
+                    d = d.max(node_lag).max(pod_lag);
                 }
-                Op::DropWatch { duration, .. } => d = Duration(d.millis() + duration.millis()),
+                Op::DropWatch { kind, duration } => {
+                    let lag = match kind {
+                        ObjectKind::Nodes => node_lag,
+                        ObjectKind::Pods => pod_lag,
+                    };
+                    d = Duration(d.millis() + duration.millis() + lag.millis());
+                }
                 _ => {}
             }
         }
