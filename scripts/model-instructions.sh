@@ -3,7 +3,8 @@
 # that, unlike wall time on a shared machine, does not move with the load. Each line is one
 # `taintcheck check` run (DFS, one thread): the process's instructions over its unique states.
 # The symmetry ratio is the symmetric run's figure over the plain run's on the same
-# configuration. Usage: scripts/model-instructions.sh [CONFIG [BUDGET]] (default: three-pods 0).
+# configuration. Usage: scripts/model-instructions.sh [CONFIG [BUDGET]] (default: three-pods 0;
+# `pods-and-nodes 2` also renames nodes).
 # Needs valgrind (Debian package `valgrind`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
