@@ -3,11 +3,10 @@
 //! [`super::symmetry`] allows.
 //!
 //! Without `restart` the representative renames nodes, then pods, in the order of a signature
-//! of what the state says about each: tied nodes in every order, tied pods in name order, so
-//! one renaming per order of tied nodes (usually one), computed from one signature per member
-//! and applied only to the objects it moves. With `restart`, live pods keep their name order
-//! and gone ones take the remaining names in every order. Of several candidates the one with
-//! the smallest hash is kept; work ids are canonicalised.
+//! of what the state says about each, tied members in every order; each renaming is applied
+//! only to the objects it moves. With `restart`, live pods keep their name order and gone ones
+//! take the remaining names in every order. Of several candidates the one with the smallest
+//! hash is kept; work ids are canonicalised.
 
 use super::state::{Delta, SysState};
 use super::symmetry::Permutation;
@@ -263,22 +262,22 @@ impl SysState {
         h.finish()
     }
 
-    /// The renamings without `restart`: nodes in signature order, one per order of tied nodes
-    /// (a handful), then pods in signature order given those node names, ties in name order.
+    /// The renamings without `restart`: nodes in signature order, then pods in signature order
+    /// given those node names, one per order of tied members.
     fn free_candidates(&self) -> Vec<Permutation> {
-        signature_orders(self.symmetry.nodes(), |n| self.node_signature(n))
-            .into_iter()
-            .map(|nodes| {
-                let nodes = Permutation::new([], nodes, &self.symmetry);
-                match self.symmetry.classes() {
-                    [pods] => {
-                        let pods = in_signature_order(pods, |k| self.pod_signature(k, &nodes));
-                        nodes.with_pods(pods, &self.symmetry)
-                    }
-                    _ => nodes,
-                }
-            })
-            .collect()
+        let mut out = Vec::new();
+        for nodes in signature_orders(self.symmetry.nodes(), |n| self.node_signature(n)) {
+            let nodes = Permutation::new([], nodes, &self.symmetry);
+            let pods = match self.symmetry.classes() {
+                [pods] => signature_orders(pods, |k| self.pod_signature(k, &nodes)),
+                _ => vec![Vec::new()],
+            };
+            out.extend(
+                pods.into_iter()
+                    .map(|pods| nodes.clone().with_pods(pods, &self.symmetry)),
+            );
+        }
+        out
     }
 
     /// The candidates with `restart`: in each class, live pods keep their name order and take
@@ -368,27 +367,6 @@ fn signature_orders<T: Clone + Ord>(set: &[T], signature: impl Fn(&T) -> u64) ->
     out
 }
 
-/// The renaming that gives the members of `set` (sorted) its own names in the order of their
-/// signatures, members with equal ones in name order (so it is the identity when that order is
-/// name order).
-fn in_signature_order<T: Clone + PartialEq>(
-    set: &[T],
-    signature: impl Fn(&T) -> u64,
-) -> Vec<(T, T)> {
-    let mut order: Vec<(u64, usize)> = set
-        .iter()
-        .enumerate()
-        .map(|(i, x)| (signature(x), i))
-        .collect();
-    order.sort_unstable();
-    order
-        .iter()
-        .zip(set)
-        .filter(|((_, i), to)| set[*i] != **to)
-        .map(|(&(_, i), to)| (set[i].clone(), to.clone()))
-        .collect()
-}
-
 /// What a work's phase says without names: its kind, attempt, instants, the request's verb and
 /// precondition version, the answer's kind.
 fn phase_signature(phase: &WorkPhase, h: &mut Fx) {
@@ -447,10 +425,9 @@ fn state_hash(s: &SysState) -> u64 {
 }
 
 impl stateright::Representative for SysState {
-    /// Some `σ(self)` for a symmetry σ, with ids canonicalised (sound). Every state of an orbit
-    /// gets the same result when the signatures tell apart every two members that are not
-    /// interchangeable (without `restart`), and unless two candidates collide in the 64-bit hash
-    /// (with it); otherwise an orbit keeps more than one state (only less reduction).
+    /// Some `σ(self)` for a symmetry σ, with ids canonicalised (sound); every state of an orbit
+    /// gets the same result unless two candidates collide in the 64-bit hash (then only less
+    /// reduction).
     fn representative(&self) -> Self {
         let candidates = if self.symmetry.is_free() {
             self.free_candidates()

@@ -130,7 +130,7 @@ impl fmt::Debug for Symmetry {
 /// A permutation of pods (keys, with their UIDs) and of nodes; what it leaves out is fixed.
 /// Pairs in small vectors: a run renames a handful of names, so a scan beats a map and one
 /// allocation per kind is all a representative pays.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Permutation {
     pods: Vec<(PodKey, PodKey)>,
     uids: Vec<(Uid, Uid)>,
