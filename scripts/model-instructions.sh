@@ -6,7 +6,8 @@
 # configuration. The reference is stateright's two-phase commit example with RMS managers
 # (`taintcheck bench two-phase`, 6 by default: about the unreduced `default`'s unique states);
 # the per-state target is the plain run's figure at most the example's (ratio <= 1.0).
-# Usage: scripts/model-instructions.sh [CONFIG [BUDGET [RMS]]] (default: three-pods 0 6).
+# Usage: scripts/model-instructions.sh [CONFIG [BUDGET [RMS]]] (default: three-pods 0 6;
+# `pods-and-nodes 2` also renames nodes).
 # Needs valgrind (Debian package `valgrind`).
 set -euo pipefail
 cd "$(dirname "$0")/.."

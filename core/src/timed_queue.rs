@@ -729,7 +729,7 @@ impl TimedQueue {
     /// entries' works in key order first, then the others by (key, creation, deadline). Ids are
     /// only ever compared for equality, so applying it ([`TimedQueue::renumber`]) gives an
     /// equivalent state; for the model's symmetry reduction (spec MODEL-SYM).
-    pub(crate) fn canonical_ids(&self) -> BTreeMap<WorkId, WorkId> {
+    pub fn canonical_ids(&self) -> BTreeMap<WorkId, WorkId> {
         let mut order: Vec<WorkId> = Vec::with_capacity(self.works.len());
         for id in self.entries.values().filter_map(Entry::work) {
             if self.works.contains_key(&id) && !order.contains(&id) {

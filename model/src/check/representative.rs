@@ -1,19 +1,20 @@
-//! Symmetry reduction (spec MODEL-SYM): a canonical representative per orbit of states that
-//! differ only in which pod or node is which, or in which work got which id, under the
-//! renamings [`super::symmetry`] allows.
+//! Symmetry reduction (spec MODEL-SYM): a representative per orbit of states that differ only
+//! in which pod or node is which, or in which work got which id, under the renamings
+//! [`super::symmetry`] allows.
 //!
 //! Without `restart` the representative renames nodes, then pods, in the order of a signature
-//! of what the state says about each (trying every order of tied ones); with it, live pods keep
-//! their name order and gone ones take the remaining names in every order. Either way it
-//! canonicalises the work ids and keeps the candidate with the smallest hash.
+//! of what the state says about each, tied members in every order; each renaming is applied
+//! only to the objects it moves. With `restart`, live pods keep their name order and gone ones
+//! take the remaining names in every order. Of several candidates the one with the smallest
+//! hash is kept; work ids are canonicalised.
 
 use super::state::{Delta, SysState};
 use super::symmetry::Permutation;
 use crate::api::{NodeName, PodKey};
-use crate::core::{Entry, Renaming, WorkId};
+use crate::core::{Entry, Renaming, WorkId, WorkPhase, Worker};
 use crate::fx::Fx;
 use crate::shared::Shared;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 
 impl SysState {
@@ -30,69 +31,93 @@ impl SysState {
     }
 
     /// This state renamed by `r` everywhere: the API server, both informers, the controller and
-    /// the history.
-    fn renamed(&self, r: &impl Renaming) -> SysState {
+    /// the history. Objects that name no moved pod or node stay shared, their hashes cached.
+    fn renamed(&self, r: &Permutation) -> SysState {
         let mut s = self.clone();
         let api = s.api.make_mut();
-        if !api.nodes.is_empty() {
+        if api.nodes.keys().any(|n| r.moves_node(n)) {
             api.nodes = std::mem::take(&mut api.nodes)
                 .into_iter()
-                .map(|(_, mut n)| {
-                    let name = r.node(&n.node.name);
+                .map(|(name, mut n)| {
+                    if !r.moves_node(&name) {
+                        return (name, n);
+                    }
+                    let name = r.node(&name);
                     n.make_mut().node.name = name.clone();
                     (name, n)
                 })
                 .collect();
         }
-        api.pods = std::mem::take(&mut api.pods)
-            .into_iter()
-            .map(|(_, mut p)| {
-                let pod = r.pod(&p.pod);
-                let key = pod.key.clone();
-                p.make_mut().pod = pod;
-                (key, p)
-            })
-            .collect();
-        s.nodes.cache = Shared::new(
-            s.nodes
-                .cache
-                .values()
-                .map(|n| {
-                    let mut n = n.clone();
-                    let name = r.node(&n.node.name);
-                    n.make_mut().node.name = name.clone();
-                    (name, n)
-                })
-                .collect(),
-        );
-        for d in &mut s.nodes.pending {
-            match d {
-                Delta::Upsert(n) => {
-                    let name = r.node(&n.node.name);
-                    n.make_mut().node.name = name;
-                }
-                Delta::Delete(name) => *name = r.node(name),
-            }
-        }
-        s.pods.cache = Shared::new(
-            s.pods
-                .cache
-                .values()
-                .map(|p| {
-                    let mut p = p.clone();
+        if api
+            .pods
+            .values()
+            .any(|p| r.moves(&p.pod.key, p.pod.node_name.as_ref()))
+        {
+            api.pods = std::mem::take(&mut api.pods)
+                .into_iter()
+                .map(|(key, mut p)| {
+                    if !r.moves(&key, p.pod.node_name.as_ref()) {
+                        return (key, p);
+                    }
                     let pod = r.pod(&p.pod);
                     let key = pod.key.clone();
                     p.make_mut().pod = pod;
                     (key, p)
                 })
-                .collect(),
-        );
+                .collect();
+        }
+        if s.nodes.cache.keys().any(|n| r.moves_node(n)) {
+            s.nodes.cache = Shared::new(
+                s.nodes
+                    .cache
+                    .iter()
+                    .map(|(name, n)| {
+                        let mut n = n.clone();
+                        if r.moves_node(name) {
+                            n.make_mut().node.name = r.node(name);
+                        }
+                        (n.node.name.clone(), n)
+                    })
+                    .collect(),
+            );
+        }
+        for d in &mut s.nodes.pending {
+            match d {
+                Delta::Upsert(n) if r.moves_node(&n.node.name) => {
+                    let name = r.node(&n.node.name);
+                    n.make_mut().node.name = name;
+                }
+                Delta::Upsert(_) => {}
+                Delta::Delete(name) => *name = r.node(name),
+            }
+        }
+        if s.pods
+            .cache
+            .values()
+            .any(|p| r.moves(&p.pod.key, p.pod.node_name.as_ref()))
+        {
+            s.pods.cache = Shared::new(
+                s.pods
+                    .cache
+                    .values()
+                    .map(|p| {
+                        let mut p = p.clone();
+                        if r.moves(&p.pod.key, p.pod.node_name.as_ref()) {
+                            let pod = r.pod(&p.pod);
+                            p.make_mut().pod = pod;
+                        }
+                        (p.pod.key.clone(), p)
+                    })
+                    .collect(),
+            );
+        }
         for d in &mut s.pods.pending {
             match d {
-                Delta::Upsert(p) => {
+                Delta::Upsert(p) if r.moves(&p.pod.key, p.pod.node_name.as_ref()) => {
                     let pod = r.pod(&p.pod);
                     p.make_mut().pod = pod;
                 }
+                Delta::Upsert(_) => {}
                 Delta::Delete(k) => *k = r.key(k),
             }
         }
@@ -112,7 +137,8 @@ impl SysState {
     }
 
     /// What the state says about node `name`, without any pod's or node's name: equal for `n`
-    /// in `s` and `σ(n)` in `σ(s)`. It need not tell nodes apart; ties are tried in every order.
+    /// in `s` and `σ(n)` in `σ(s)`. The finer it is, the rarer ties of nodes that are not
+    /// interchangeable (spec MODEL-SYM).
     fn node_signature(&self, name: &NodeName) -> u64 {
         let mut h = Fx::default();
         if let Some(n) = self.api.nodes.get(name) {
@@ -134,6 +160,15 @@ impl SysState {
         if let Some(i) = self.ctrl.node_queue().queued().position(|n| n == name) {
             (6u8, i).hash(&mut h);
         }
+        (self.ctrl.held().0 == Some(name)).hash(&mut h);
+        for (w, shard) in self.ctrl.shards().busy() {
+            if let Some(i) = shard.nodes.iter().position(|n| n == name) {
+                (8u8, w, i).hash(&mut h);
+            }
+            if matches!(&shard.worker, Worker::Node { node, .. } if node == name) {
+                (9u8, w).hash(&mut h);
+            }
+        }
         let mut bound: Vec<_> = self
             .api
             .pods
@@ -148,33 +183,33 @@ impl SysState {
 
     /// What the state says about pod `key`, without its name, UID or any work id, its node's
     /// name taken through `nodes`: equal for `p` in `s` and `σ(p)` in `σ(s)` once nodes are
-    /// renamed by `σ`. It need not tell pods apart; ties are tried in every order.
-    fn pod_signature(&self, key: &PodKey, nodes: &BTreeMap<NodeName, NodeName>) -> u64 {
-        let node = |n: &Option<NodeName>| n.as_ref().map(|n| nodes.get(n).unwrap_or(n).clone());
+    /// renamed by `σ`. The finer it is, the rarer ties of pods that are not interchangeable.
+    fn pod_signature(&self, key: &PodKey, nodes: &Permutation) -> u64 {
         let mut h = Fx::default();
         if let Some(p) = self.api.pods.get(key) {
             h.write_u8(1);
-            node(&p.pod.node_name).hash(&mut h);
+            through(nodes, &p.pod.node_name).hash(&mut h);
             p.pod.tolerations.hash(&mut h);
             (p.bound_since, p.changed_at, p.exposed_in_api).hash(&mut h);
             (p.version, p.disruption_target, p.deletion).hash(&mut h);
         }
         if let Some(p) = self.pods.cache.get(key) {
             h.write_u8(2);
-            node(&p.pod.node_name).hash(&mut h);
+            through(nodes, &p.pod.node_name).hash(&mut h);
             p.pod.tolerations.hash(&mut h);
             p.bound_since.hash(&mut h);
         }
         for (i, d) in self.pods.pending.iter().enumerate() {
             match d {
                 Delta::Upsert(p) if p.pod.key == *key => {
-                    (3u8, i, node(&p.pod.node_name), &p.pod.tolerations).hash(&mut h);
+                    (3u8, i, through(nodes, &p.pod.node_name), &p.pod.tolerations).hash(&mut h);
                 }
                 Delta::Delete(k) if k == key => (4u8, i).hash(&mut h),
                 _ => {}
             }
         }
         let q = self.ctrl.timed_queue();
+        let failed = |id: WorkId| self.history.failed.binary_search(&id.0).is_ok();
         for (k, e) in q.entries() {
             if k.pod == *key {
                 h.write_u8(5);
@@ -188,10 +223,35 @@ impl SysState {
                 }
             }
         }
-        for w in q.works().values() {
+        for (id, w) in q.works().iter() {
             if w.key.pod == *key {
-                (6u8, w.created_at, w.fire_at, w.cancelled).hash(&mut h);
-                std::mem::discriminant(&w.phase).hash(&mut h);
+                (6u8, w.created_at, w.fire_at, w.cancelled, failed(*id)).hash(&mut h);
+                let current = q.entries().get(&w.key).and_then(Entry::work) == Some(*id);
+                current.hash(&mut h);
+                phase_signature(&w.phase, &mut h);
+            }
+        }
+        for (i, item) in self.ctrl.pod_queue().queued().enumerate() {
+            if item.key == *key {
+                (7u8, i, through(nodes, &item.node_name)).hash(&mut h);
+            }
+        }
+        if let Some(item) = self.ctrl.held().1.filter(|i| i.key == *key) {
+            (8u8, through(nodes, &item.node_name)).hash(&mut h);
+        }
+        for (w, shard) in self.ctrl.shards().busy() {
+            for (i, item) in shard.pods.iter().enumerate() {
+                if item.key == *key {
+                    (9u8, w, i, through(nodes, &item.node_name)).hash(&mut h);
+                }
+            }
+            let held = match &shard.worker {
+                Worker::Idle => None,
+                Worker::Draining { pod } => Some((10u8, pod)),
+                Worker::Node { then, .. } => then.as_ref().map(|pod| (11u8, pod)),
+            };
+            if let Some((tag, item)) = held.filter(|(_, i)| i.key == *key) {
+                (tag, w, through(nodes, &item.node_name)).hash(&mut h);
             }
         }
         self.history
@@ -202,46 +262,19 @@ impl SysState {
         h.finish()
     }
 
-    /// The renamings that name each set's members in signature order, one per order of the
-    /// members with equal signatures.
-    fn by_signature<T: Clone + Ord>(set: &[T], signature: impl Fn(&T) -> u64) -> Vec<Vec<(T, T)>> {
-        let mut members: Vec<(u64, &T)> = set.iter().map(|x| (signature(x), x)).collect();
-        members.sort_unstable();
-        let mut out: Vec<Vec<(T, T)>> = vec![Vec::new()];
-        let mut start = 0;
-        while start < members.len() {
-            let end = start
-                + members[start..]
-                    .iter()
-                    .take_while(|(sig, _)| *sig == members[start].0)
-                    .count();
-            let tied: Vec<T> = members[start..end]
-                .iter()
-                .map(|(_, x)| (*x).clone())
-                .collect();
-            out = out
-                .iter()
-                .flat_map(|base| assignments(base, &tied, &set[start..end]))
-                .collect();
-            start = end;
-        }
-        out
-    }
-
-    /// The candidates when names fix no order: nodes in signature order, then pods in
-    /// signature order given those node names, every order of ties.
+    /// The renamings without `restart`: nodes in signature order, then pods in signature order
+    /// given those node names, one per order of tied members.
     fn free_candidates(&self) -> Vec<Permutation> {
-        let nodes = Self::by_signature(self.symmetry.nodes(), |n| self.node_signature(n));
         let mut out = Vec::new();
-        for nodes in nodes {
-            let nodes: BTreeMap<NodeName, NodeName> = nodes.into_iter().collect();
+        for nodes in signature_orders(self.symmetry.nodes(), |n| self.node_signature(n)) {
+            let nodes = Permutation::new([], nodes, &self.symmetry);
             let pods = match self.symmetry.classes() {
-                [pods] => Self::by_signature(pods, |k| self.pod_signature(k, &nodes)),
+                [pods] => signature_orders(pods, |k| self.pod_signature(k, &nodes)),
                 _ => vec![Vec::new()],
             };
             out.extend(
                 pods.into_iter()
-                    .map(|pods| Permutation::new(pods, nodes.clone(), &self.symmetry)),
+                    .map(|pods| nodes.clone().with_pods(pods, &self.symmetry)),
             );
         }
         out
@@ -273,13 +306,22 @@ impl SysState {
         }
         candidates
             .into_iter()
-            .map(|pods| Permutation::new(pods, BTreeMap::new(), &self.symmetry))
+            .map(|pods| Permutation::new(pods, [], &self.symmetry))
             .collect()
     }
 
     /// Work ids renumbered canonically (`Controller::canonicalise_ids`), the history's failed
-    /// requests (ids of works) with them.
+    /// requests (ids of works) with them. The controller is copied only if an id changes.
     fn canonicalise_ids(&mut self) {
+        let q = self.ctrl.timed_queue();
+        if q.works().is_empty() || q.canonical_ids().iter().all(|(a, b)| a == b) {
+            return;
+        }
+        self.renumber_works();
+    }
+
+    /// [`SysState::canonicalise_ids`] without the check that spares a copy.
+    fn renumber_works(&mut self) {
         let map = self.ctrl.make_mut().canonicalise_ids();
         let failed = &mut self.history.failed;
         if !failed.is_empty() {
@@ -291,6 +333,73 @@ impl SysState {
             failed.sort_unstable();
         }
     }
+
+    /// This state renamed by `p`, work ids canonical.
+    fn renamed_canonically(&self, p: &Permutation) -> SysState {
+        if p.is_identity() {
+            let mut s = self.clone();
+            s.canonicalise_ids();
+            return s;
+        }
+        let mut s = self.renamed(p);
+        // The renaming copied the controller: renumbering it in place costs no second copy.
+        s.renumber_works();
+        s
+    }
+}
+
+/// The renamings that give the members of `set` (sorted) its own names in the order of their
+/// signatures, one per order of the members with equal ones.
+fn signature_orders<T: Clone + Ord>(set: &[T], signature: impl Fn(&T) -> u64) -> Vec<Vec<(T, T)>> {
+    let mut members: Vec<(u64, &T)> = set.iter().map(|x| (signature(x), x)).collect();
+    members.sort_unstable();
+    let mut out = vec![Vec::new()];
+    let mut start = 0;
+    for tied in members.chunk_by(|a, b| a.0 == b.0) {
+        let from: Vec<T> = tied.iter().map(|(_, x)| (*x).clone()).collect();
+        let to = &set[start..start + tied.len()];
+        out = out
+            .iter()
+            .flat_map(|base| assignments(base, &from, to))
+            .collect();
+        start += tied.len();
+    }
+    out
+}
+
+/// What a work's phase says without names: its kind, attempt, instants, the request's verb and
+/// precondition version, the answer's kind.
+fn phase_signature(phase: &WorkPhase, h: &mut Fx) {
+    use std::mem::discriminant;
+    discriminant(phase).hash(h);
+    match phase {
+        WorkPhase::Armed | WorkPhase::Spawned | WorkPhase::Marked => {}
+        WorkPhase::Requesting {
+            attempt, request, ..
+        } => (attempt, discriminant(&request.verb), request.version).hash(h),
+        WorkPhase::Answered {
+            attempt,
+            request,
+            result,
+            ..
+        } => {
+            (attempt, discriminant(&request.verb), request.version).hash(h);
+            discriminant(result).hash(h);
+        }
+        WorkPhase::Throttled {
+            attempt,
+            request,
+            until,
+            ..
+        } => (attempt, discriminant(&request.verb), request.version, until).hash(h),
+        WorkPhase::Backoff { attempt, until } => (attempt, until).hash(h),
+        WorkPhase::Finished { outcome } => outcome.hash(h),
+    }
+}
+
+/// The name the node `n` gets from `nodes`.
+fn through<'a>(nodes: &'a Permutation, n: &'a Option<NodeName>) -> Option<&'a NodeName> {
+    n.as_ref().map(|n| nodes.image_of_node(n))
 }
 
 /// Every assignment of the `from` members to the free names `to`, appended to `base`.
@@ -325,21 +434,12 @@ impl stateright::Representative for SysState {
         } else {
             self.restart_candidates()
         };
-        let apply = |p: &Permutation| {
-            let mut s = if p.is_identity() {
-                self.clone()
-            } else {
-                self.renamed(p)
-            };
-            s.canonicalise_ids();
-            s
-        };
         match &candidates[..] {
-            [] => apply(&Permutation::default()),
-            [only] => apply(only),
+            [] => self.renamed_canonically(&Permutation::default()),
+            [only] => self.renamed_canonically(only),
             _ => candidates
                 .iter()
-                .map(apply)
+                .map(|p| self.renamed_canonically(p))
                 .min_by_key(state_hash)
                 .expect("at least one candidate"),
         }
@@ -390,7 +490,7 @@ mod tests {
             for (i, a) in class.iter().enumerate() {
                 for b in &class[i + 1..] {
                     let pods = [(a.clone(), b.clone()), (b.clone(), a.clone())];
-                    out.push(Permutation::new(pods, BTreeMap::new(), &s.symmetry));
+                    out.push(Permutation::new(pods, [], &s.symmetry));
                 }
             }
         }
@@ -398,11 +498,7 @@ mod tests {
         for (i, a) in nodes.iter().enumerate() {
             for b in &nodes[i + 1..] {
                 let swap = [(a.clone(), b.clone()), (b.clone(), a.clone())];
-                out.push(Permutation::new(
-                    [],
-                    swap.into_iter().collect(),
-                    &s.symmetry,
-                ));
+                out.push(Permutation::new([], swap, &s.symmetry));
             }
         }
         out

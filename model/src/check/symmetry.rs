@@ -128,21 +128,28 @@ impl fmt::Debug for Symmetry {
 }
 
 /// A permutation of pods (keys, with their UIDs) and of nodes; what it leaves out is fixed.
-#[derive(Default)]
+/// Pairs in small vectors: a run renames a handful of names, so a scan beats a map and one
+/// allocation per kind is all a representative pays.
+#[derive(Clone, Default)]
 pub(super) struct Permutation {
-    pods: BTreeMap<PodKey, PodKey>,
-    uids: BTreeMap<Uid, Uid>,
-    nodes: BTreeMap<NodeName, NodeName>,
+    pods: Vec<(PodKey, PodKey)>,
+    uids: Vec<(Uid, Uid)>,
+    nodes: Vec<(NodeName, NodeName)>,
+}
+
+/// Where `pairs` sends `x` (itself if nowhere).
+fn image<'a, T: PartialEq>(pairs: &'a [(T, T)], x: &'a T) -> &'a T {
+    pairs.iter().find(|(a, _)| a == x).map_or(x, |(_, b)| b)
 }
 
 impl Permutation {
     /// The renaming `from → to` for each pair, with each pod's UID following it.
     pub(super) fn new(
         pods: impl IntoIterator<Item = (PodKey, PodKey)>,
-        nodes: BTreeMap<NodeName, NodeName>,
+        nodes: impl IntoIterator<Item = (NodeName, NodeName)>,
         symmetry: &Symmetry,
     ) -> Permutation {
-        let pods: BTreeMap<PodKey, PodKey> = pods.into_iter().filter(|(a, b)| a != b).collect();
+        let pods: Vec<(PodKey, PodKey)> = pods.into_iter().filter(|(a, b)| a != b).collect();
         let uids = pods
             .iter()
             .filter_map(|(a, b)| {
@@ -157,22 +164,47 @@ impl Permutation {
         }
     }
 
+    /// This renaming of nodes with the renaming `pods` of pods (each UID following its pod).
+    pub(super) fn with_pods(
+        self,
+        pods: impl IntoIterator<Item = (PodKey, PodKey)>,
+        symmetry: &Symmetry,
+    ) -> Permutation {
+        Permutation::new(pods, self.nodes, symmetry)
+    }
+
+    /// The name the node `node` gets.
+    pub(super) fn image_of_node<'a>(&'a self, node: &'a NodeName) -> &'a NodeName {
+        image(&self.nodes, node)
+    }
+
     /// Renames nothing.
     pub(super) fn is_identity(&self) -> bool {
         self.pods.is_empty() && self.nodes.is_empty()
+    }
+
+    /// Whether it renames the pod `key` or the node `node` it is bound to: an object that
+    /// names neither stays as it is (and keeps its cached hash).
+    pub(super) fn moves(&self, key: &PodKey, node: Option<&NodeName>) -> bool {
+        self.pods.iter().any(|(a, _)| a == key) || node.is_some_and(|n| self.moves_node(n))
+    }
+
+    /// Whether it renames the node `node`.
+    pub(super) fn moves_node(&self, node: &NodeName) -> bool {
+        self.nodes.iter().any(|(a, _)| a == node)
     }
 }
 
 impl Renaming for Permutation {
     fn key(&self, key: &PodKey) -> PodKey {
-        self.pods.get(key).unwrap_or(key).clone()
+        image(&self.pods, key).clone()
     }
 
     fn uid(&self, uid: &Uid) -> Uid {
-        self.uids.get(uid).unwrap_or(uid).clone()
+        image(&self.uids, uid).clone()
     }
 
     fn node(&self, node: &NodeName) -> NodeName {
-        self.nodes.get(node).unwrap_or(node).clone()
+        image(&self.nodes, node).clone()
     }
 }
