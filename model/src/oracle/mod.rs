@@ -62,8 +62,8 @@ pub struct Options {
     pub observe: Option<Observe>,
     /// Give up (inconclusive) when one pod's frontier holds more states than this.
     pub max_states: usize,
-    /// The controller client's rate limit (`--qps`, `--burst`); `None`: requests are never
-    /// throttled (ORACLE-THROTTLE).
+    /// The controller client's rate limit (`--qps`, `--burst`); `None`: the trace header's
+    /// (TRACE-THROTTLE), and without one requests are never throttled (ORACLE-THROTTLE).
     pub rate_limit: Option<RateLimit>,
     /// `expect`: explore every behaviour instead of matching outputs.
     pub(crate) explore: bool,

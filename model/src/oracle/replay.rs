@@ -106,7 +106,8 @@ impl Oracle {
         }
     }
 
-    /// What the oracle compares with the trace (from the header unless given).
+    /// What the oracle compares with the trace (from the header unless given; so is the
+    /// client's rate limit).
     pub fn observe(&self) -> Observe {
         self.machine.observe
     }
@@ -134,6 +135,12 @@ impl Oracle {
                     events: list.contains(&Observed::Events),
                     deletions: list.contains(&Observed::Deletions),
                 };
+            }
+            // The client's rate limit the trace was recorded with (TRACE-THROTTLE), unless given.
+            if let (None, Some(limit)) = (self.machine.throttle.as_ref(), record.event.rate_limit())
+            {
+                self.machine.config.rate_limit = Some(limit);
+                self.machine.throttle = Some(super::throttle::Throttle::new(limit));
             }
             self.clock = Clock::new(*start);
             self.started = true;
