@@ -76,13 +76,17 @@ impl World {
 
     fn node(&mut self, at: Time, node: &crate::api::Node) {
         let before = self.taints.remove(&node.name).unwrap_or_default();
+        // By key and value, the first sighting kept: linear in the node's taints per update.
+        let mut seen: BTreeMap<(&str, &str), Time> = BTreeMap::new();
+        for (b, since) in &before {
+            seen.entry((&*b.key, &*b.value)).or_insert(*since);
+        }
         let now: Vec<_> = node
             .taints
             .iter()
             .filter(|t| t.effect == TaintEffect::NoExecute)
             .map(|t| {
-                let same = |b: &Taint| b.key == t.key && b.value == t.value;
-                let since = before.iter().find(|(b, _)| same(b)).map_or(at, |b| b.1);
+                let since = seen.get(&(&*t.key, &*t.value)).copied().unwrap_or(at);
                 self.first
                     .entry((node.name.clone(), t.clone()))
                     .or_insert(at);
@@ -240,6 +244,9 @@ fn event_kind(key: &PodKey, message: &str) -> Option<EventKind> {
 
 /// Judges `properties` on a run's trace. Spec: SCN-5, PROP-2.
 pub fn check(properties: &[ExpectProperty], trace: &[TraceRecord]) -> Vec<Failure> {
+    if properties.is_empty() {
+        return Vec::new();
+    }
     let mut judged: Vec<Judged> = properties
         .iter()
         .map(|p| Judged {
