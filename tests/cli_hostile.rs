@@ -437,7 +437,9 @@ fn node_taints_are_validated_in_linear_instructions() {
         let taints: String = (0..n)
             .map(|i| format!("  - {{key: k{i}, effect: NoExecute}}\n"))
             .collect();
-        let node = format!("apiVersion: v1\nkind: Node\nmetadata: {{name: n}}\nspec:\n  taints:\n{taints}");
+        let node = format!(
+            "apiVersion: v1\nkind: Node\nmetadata: {{name: n}}\nspec:\n  taints:\n{taints}"
+        );
         let file = scratch(&format!("taints{n}.yaml"), &node);
         let out = dir().join(format!("callgrind-{n}.out"));
         let o = Command::new("valgrind")
@@ -455,14 +457,19 @@ fn node_taints_are_validated_in_linear_instructions() {
         // `==PID== Collected : N`: the instructions inside the toggled function.
         let collected = stderr(&o)
             .lines()
-            .find_map(|l| l.split_once("Collected : ").map(|(_, n)| n.trim().to_owned()))
+            .find_map(|l| {
+                l.split_once("Collected : ")
+                    .map(|(_, n)| n.trim().to_owned())
+            })
             .unwrap_or_else(|| panic!("no instruction count: {}", stderr(&o)));
         let instructions: f64 = collected.parse().unwrap();
         assert!(instructions > 0.0, "node_taints was not found by callgrind");
         instructions / n as f64
     };
     let (small, large) = (per_taint(1_000), per_taint(8_000));
-    println!("node taint validation: {small:.0} instructions per taint at 1,000, {large:.0} at 8,000");
+    println!(
+        "node taint validation: {small:.0} instructions per taint at 1,000, {large:.0} at 8,000"
+    );
     assert!(
         large <= 1.5 * small,
         "{small:.0} -> {large:.0} instructions per taint from 1,000 to 8,000 taints"

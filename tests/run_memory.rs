@@ -6,7 +6,7 @@
 //! binary holds this one test, so nothing else allocates meanwhile), must grow about linearly
 //! from N to 4N operations: kept records would grow it about 16 times.
 
-use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::atomic::Ordering;
 use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::{parse_scenario, RunCheck};
 use taintcheck_model::trace::to_line;
@@ -56,7 +56,10 @@ fn taint_ops(n: usize) -> String {
          [{operator: Exists, effect: NoExecute}]}\nops:\n",
     );
     for i in 0..n {
-        s.push_str(&format!("  - {{at: {}ms, taint: n1 k{i}=v:NoExecute}}\n", i * 10));
+        s.push_str(&format!(
+            "  - {{at: {}ms, taint: n1 k{i}=v:NoExecute}}\n",
+            i * 10
+        ));
     }
     s.push_str(
         "expect:\n  all:\n    notDeleted: [p]\n    properties:\n      - {name: stays, always: \

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::{check, parse_scenario};
-use taintcheck_runtime::driver::{run_scenario, ClockKind};
 use taintcheck_model::trace::to_line;
+use taintcheck_runtime::driver::{run_scenario, ClockKind};
 use taintcheck_runtime::timeline;
 
 fn corpus() -> Vec<PathBuf> {
@@ -96,9 +96,16 @@ fn the_cli_streams_what_a_kept_run_records() {
                 timeline::render(&kept)
             );
             assert!(stdout.starts_with(&shown), "{file} [{name}]:\n{stdout}");
-            assert!(stdout[shown.len()..].starts_with("expectations: "), "{stdout}");
+            assert!(
+                stdout[shown.len()..].starts_with("expectations: "),
+                "{stdout}"
+            );
             let lines: String = kept.iter().map(to_line).collect();
-            assert_eq!(std::fs::read_to_string(&trace).unwrap(), lines, "{file} [{name}]");
+            assert_eq!(
+                std::fs::read_to_string(&trace).unwrap(),
+                lines,
+                "{file} [{name}]"
+            );
             let (code, stdout, _) = taintcheck(&["run", file, "--profile", name, "--json"]);
             assert_eq!(code, 0, "{file} [{name}] --json");
             let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
