@@ -209,6 +209,27 @@ fn the_corpus_storm_conforms_by_its_header_and_not_without_it() {
     }
 }
 
+/// The rejection of the corpus storm without its header's rate limit names the step that is
+/// late: under v1.18 web-3 was marked for deletion at 1 s (the trace shows it) and its DELETE,
+/// the work's next step, was due within the step slack, by 1.1 s; the trace shows it at 1.2 s.
+/// Behaviours that emitted one more event than the trace shows die at the same instant, and
+/// are not the one named.
+#[test]
+fn the_unthrottled_storm_is_rejected_for_its_late_delete() {
+    let trace = corpus_storm_trace("v1.18").replacen(RECORDED, "", 1);
+    let (code, stdout, _) = conform("storm-late.ndjson", &trace, &[]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(
+            "default/web-3 should have been deleted by 1.100s (it does not tolerate \
+             outage:NoExecute on node node1 (from 1.000s, when the taint was first observable); \
+             latency bound 1 s; its work's previous step was at 1.000s, and the next comes \
+             within the step slack 0.1 s), but the trace shows nothing of it before 1.200s"
+        ),
+        "{stdout}"
+    );
+}
+
 /// Flags that disagree with the header are a usage error naming both, not an override: a CI
 /// job whose flags drift from what its controller ran with fails loudly (exit 2).
 #[test]

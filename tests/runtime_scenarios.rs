@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use taintcheck_model::profile::Profile;
 use taintcheck_model::scenario::{check, parse_scenario};
+use taintcheck_model::trace::to_line;
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 use taintcheck_runtime::timeline;
 
@@ -66,6 +67,52 @@ fn runs_are_deterministic_on_the_virtual_clock() {
         })
         .collect();
     assert!(runs.windows(2).all(|w| w[0] == w[1]));
+}
+
+/// `taintcheck run` streams its records to its outputs as the run makes them (RT-REC-1): for
+/// every corpus scenario and profile its timeline, `--trace` file and `--json` trace are what a
+/// run that keeps its records shows, byte for byte.
+#[test]
+fn the_cli_streams_what_a_kept_run_records() {
+    let trace = temp_file("streamed.ndjson", "");
+    for path in corpus() {
+        let file = path.to_str().unwrap();
+        let scenario = parse_scenario(file, &std::fs::read_to_string(&path).unwrap()).unwrap();
+        for name in Profile::NAMES {
+            let profile = Profile::by_name(name).unwrap();
+            let kept = run_scenario(&scenario, profile, ClockKind::Virtual).records;
+            let (code, stdout, stderr) = taintcheck(&[
+                "run",
+                file,
+                "--profile",
+                name,
+                "--trace",
+                trace.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0, "{file} [{name}] {stderr}");
+            let shown = format!(
+                "scenario {} under profile {name}\n{}",
+                scenario.name,
+                timeline::render(&kept)
+            );
+            assert!(stdout.starts_with(&shown), "{file} [{name}]:\n{stdout}");
+            assert!(
+                stdout[shown.len()..].starts_with("expectations: "),
+                "{stdout}"
+            );
+            let lines: String = kept.iter().map(to_line).collect();
+            assert_eq!(
+                std::fs::read_to_string(&trace).unwrap(),
+                lines,
+                "{file} [{name}]"
+            );
+            let (code, stdout, _) = taintcheck(&["run", file, "--profile", name, "--json"]);
+            assert_eq!(code, 0, "{file} [{name}] --json");
+            let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            let records = serde_json::to_value(&kept).unwrap();
+            assert_eq!(report["trace"], records, "{file} [{name}] --json");
+        }
+    }
 }
 
 fn taintcheck(args: &[&str]) -> (i32, String, String) {

@@ -13,7 +13,7 @@ use crate::clock::{Clock, SystemClock, VirtualClock};
 use crate::controller::{Controller, Env as Incarnation, InformerLags};
 use crate::jitter::Jitter;
 use crate::mutants::Mutation;
-use crate::recorder::Recorder;
+use crate::recorder::{Recorder, Sink};
 use crate::sync::{lock, spawn, Arc, Mutex};
 use crate::timers::TimerService;
 use taintcheck_model::api::Pod;
@@ -50,7 +50,22 @@ pub fn run_scenario(scenario: &Scenario, profile: Profile, clock: ClockKind) -> 
         clock,
         Mutation::default(),
         Jitter::none(),
+        None,
     )
+}
+
+/// Runs `scenario` like [`run_scenario`], handing each trace record to `sink` as it is made
+/// instead of keeping the trace: the run then holds what is live (the API's objects, the
+/// controller's state), not every version of every node it went through. Spec: RT-REC-1.
+pub fn run_scenario_streamed(scenario: &Scenario, profile: Profile, clock: ClockKind, sink: Sink) {
+    run(
+        scenario,
+        profile,
+        clock,
+        Mutation::default(),
+        Jitter::none(),
+        Some(sink),
+    );
 }
 
 /// Runs `scenario` on the virtual clock with injected execution time (RT-JIT-1): each work step
@@ -63,6 +78,7 @@ pub fn run_scenario_jittered(scenario: &Scenario, profile: Profile, jitter: Jitt
         ClockKind::Virtual,
         Mutation::default(),
         jitter,
+        None,
     )
 }
 
@@ -80,6 +96,7 @@ pub fn run_scenario_mutated(
         ClockKind::Virtual,
         Some(mutant),
         Jitter::none(),
+        None,
     )
 }
 
@@ -89,6 +106,7 @@ fn run(
     clock: ClockKind,
     mutant: Mutation,
     jitter: Jitter,
+    sink: Option<Sink>,
 ) -> RunReport {
     let clock: Arc<dyn Clock> = match clock {
         ClockKind::Virtual => Arc::new(VirtualClock::serial(Time::ZERO)),
@@ -97,6 +115,10 @@ fn run(
     let timers = TimerService::new(clock.clone());
     let recorder = Recorder::new(clock, profile.name, Some(&scenario.name))
         .rate_limited(scenario.runtime.rate_limit);
+    let recorder = match sink {
+        Some(sink) => recorder.streamed(sink),
+        None => recorder,
+    };
     let api = ApiServer::new(
         scenario.admission.clone(),
         scenario.runtime.deletion_grace,

@@ -1,6 +1,10 @@
 //! The recorder: every API-visible change, every controller request, response and Event, and
 //! optional controller-internal notes, stamped with the clock and kept in order. It is what
 //! `taintcheck run` prints and what `--trace` writes (`specs/trace-format.md`). Spec: RT-REC-1.
+//!
+//! A recorder keeps its records, or hands each to a sink as it is made: a trace holds every
+//! version of every node with all its taints, so a long run's trace outgrows what the run
+//! holds live, and a command that prints or writes it as it goes need not keep it.
 
 use crate::clock::Clock;
 use crate::sync::{lock, Arc, AtomicU64, Mutex, Ordering};
@@ -10,11 +14,23 @@ use taintcheck_model::trace::{rate_limit, to_line, TraceEvent, TraceRecord, TRAC
 /// Cheap to clone; every clone appends to the same trace.
 #[derive(Clone)]
 pub struct Recorder {
-    records: Arc<Mutex<Vec<TraceRecord>>>,
+    log: Arc<Mutex<Log>>,
     clock: Arc<dyn Clock>,
-    enabled: bool,
     next_request: Arc<AtomicU64>,
     counts: Arc<[AtomicU64; 3]>,
+}
+
+/// Takes each record as it is made, in trace order.
+pub type Sink = Box<dyn FnMut(TraceRecord) + Send>;
+
+/// Where records go.
+enum Log {
+    /// Kept, for [`Recorder::records`].
+    Kept(Vec<TraceRecord>),
+    /// Handed to the sink; nothing kept.
+    Streamed(Sink),
+    /// Nothing recorded (only the counts).
+    Off,
 }
 
 /// How many records of the kinds a benchmark reports were made (kept even when disabled).
@@ -46,21 +62,36 @@ impl Recorder {
             },
         };
         Recorder {
-            records: Arc::new(Mutex::new(vec![header])),
+            log: Arc::new(Mutex::new(Log::Kept(vec![header]))),
             clock,
-            enabled: true,
             next_request: Arc::new(AtomicU64::new(1)),
             counts: Arc::new(Default::default()),
         }
     }
 
     /// The header states the controller client's rate limit (TRACE-THROTTLE), so that the
-    /// trace is judged against the bucket it ran under.
+    /// trace is judged against the bucket it ran under. Before [`Recorder::streamed`], which
+    /// sends the header on.
     pub fn rate_limited(self, limit: Option<RateLimit>) -> Recorder {
-        if let Some(TraceEvent::Header { qps, burst, .. }) =
-            lock(&self.records).first_mut().map(|r| &mut r.event)
+        if let Log::Kept(records) = &mut *lock(&self.log) {
+            if let Some(TraceEvent::Header { qps, burst, .. }) =
+                records.first_mut().map(|r| &mut r.event)
+            {
+                (*qps, *burst) = rate_limit::fields(limit);
+            }
+        }
+        self
+    }
+
+    /// From now on every record goes to `sink` as it is made, and none is kept; the records
+    /// kept so far (the header) go first.
+    pub fn streamed(self, mut sink: Sink) -> Recorder {
         {
-            (*qps, *burst) = rate_limit::fields(limit);
+            let mut log = lock(&self.log);
+            if let Log::Kept(records) = &mut *log {
+                records.drain(..).for_each(&mut sink);
+            }
+            *log = Log::Streamed(sink);
         }
         self
     }
@@ -68,9 +99,8 @@ impl Recorder {
     /// A recorder that keeps nothing (the scale benchmark measures the controller, not the log).
     pub fn disabled(clock: Arc<dyn Clock>) -> Recorder {
         Recorder {
-            records: Arc::new(Mutex::new(Vec::new())),
+            log: Arc::new(Mutex::new(Log::Off)),
             clock,
-            enabled: false,
             next_request: Arc::new(AtomicU64::new(1)),
             counts: Arc::new(Default::default()),
         }
@@ -86,11 +116,16 @@ impl Recorder {
         if let Some(i) = counter {
             self.counts[i].fetch_add(1, Ordering::Relaxed);
         }
-        if self.enabled {
-            // The clock is read under the lock so that records stay in time order (TRACE-2).
-            let mut records = lock(&self.records);
-            let t = self.clock.now();
-            records.push(TraceRecord { t, event });
+        // The clock is read under the lock so that records stay in time order (TRACE-2).
+        let mut log = lock(&self.log);
+        let record = || TraceRecord {
+            t: self.clock.now(),
+            event,
+        };
+        match &mut *log {
+            Log::Kept(records) => records.push(record()),
+            Log::Streamed(sink) => sink(record()),
+            Log::Off => {}
         }
     }
 
@@ -108,13 +143,20 @@ impl Recorder {
         }
     }
 
-    /// Everything recorded so far.
+    /// Everything kept so far (nothing when streamed or disabled).
     pub fn records(&self) -> Vec<TraceRecord> {
-        lock(&self.records).clone()
+        self.kept(<[TraceRecord]>::to_vec)
     }
 
-    /// The trace as NDJSON.
+    /// The kept trace as NDJSON.
     pub fn to_ndjson(&self) -> String {
-        lock(&self.records).iter().map(to_line).collect()
+        self.kept(|records| records.iter().map(to_line).collect())
+    }
+
+    fn kept<T>(&self, read: impl FnOnce(&[TraceRecord]) -> T) -> T {
+        match &*lock(&self.log) {
+            Log::Kept(records) => read(records),
+            Log::Streamed(_) | Log::Off => read(&[]),
+        }
     }
 }

@@ -5,9 +5,11 @@ use taintcheck_model::trace::{TraceEvent, TraceRecord};
 
 /// Renders the records (the header is left out: the caller prints its own).
 pub fn render(records: &[TraceRecord]) -> String {
-    records
-        .iter()
-        .filter(|r| !matches!(r.event, TraceEvent::Header { .. }))
-        .map(|r| format!("{:>10}  {}\n", r.t.to_string(), r.event))
-        .collect()
+    records.iter().filter_map(line).collect()
+}
+
+/// One record's line, newline included; none for the header.
+pub fn line(r: &TraceRecord) -> Option<String> {
+    (!matches!(r.event, TraceEvent::Header { .. }))
+        .then(|| format!("{:>10}  {}\n", r.t.to_string(), r.event))
 }

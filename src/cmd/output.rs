@@ -5,7 +5,7 @@
 use super::failure::Failure;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// `println!` for commands: see [`print`].
@@ -25,13 +25,24 @@ pub(crate) use {out, outln};
 /// when the reader closed the pipe (`| head -1` has what it wanted), else with the reason on
 /// stderr (`taintcheck: stdout: No space left on device`).
 pub fn print(text: fmt::Arguments) {
-    let mut stdout = io::stdout().lock();
-    if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
-        if e.kind() != io::ErrorKind::BrokenPipe {
-            eprint(&format!("taintcheck: stdout: {e}\n"));
-        }
-        std::process::exit(2);
+    if let Err(e) = try_print(text) {
+        stdout_failed(&e);
     }
+}
+
+/// Writes to stdout and flushes, the error left to the caller (a command that must first clean
+/// up, then call [`stdout_failed`]).
+pub fn try_print(text: fmt::Arguments) -> io::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_fmt(text).and_then(|()| stdout.flush())
+}
+
+/// Ends the command for a stdout that could not be written, as [`print`] does.
+pub fn stdout_failed(e: &io::Error) -> ! {
+    if e.kind() != io::ErrorKind::BrokenPipe {
+        eprint(&format!("taintcheck: stdout: {e}\n"));
+    }
+    std::process::exit(2);
 }
 
 /// Writes to stderr; a stderr that cannot be written is ignored (there is nowhere left to say
@@ -44,27 +55,84 @@ pub fn eprint(text: &str) {
 /// one of `inputs` (the same file under another name included), and written to a temporary file
 /// beside it then renamed, so that a failed write leaves the old file as it was.
 pub fn write_file(option: &str, path: &Path, text: &str, inputs: &[&Path]) -> Result<(), Failure> {
-    if let Some(input) = inputs.iter().find(|input| same_file(path, input)) {
-        return Err(Failure::usage(format!(
-            "{option} {}: refusing to overwrite the input {}",
-            path.display(),
-            input.display()
-        )));
-    }
-    let failed = |e: io::Error| Failure::usage(format!("{}: {e}", path.display()));
-    if path.metadata().is_ok_and(|m| !m.is_file()) {
+    let mut file = OutFile::create(option, path, inputs)?;
+    file.write(text).map_err(|e| file.failed(e))?;
+    file.finish()
+}
+
+/// An output file written piece by piece as the command goes (a long run's `--trace`), with
+/// [`write_file`]'s guarantees: refused if it names an input, and written to a temporary file
+/// beside it that [`OutFile::finish`] renames; dropped unfinished, it removes the temporary file
+/// and leaves the old one as it was.
+pub struct OutFile {
+    path: PathBuf,
+    /// The temporary file, until renamed; `None` for a device or a pipe, written in place.
+    temporary: Option<PathBuf>,
+    file: BufWriter<File>,
+}
+
+impl OutFile {
+    /// Opens `path` for option `option`, refusing it if it names one of `inputs`.
+    pub fn create(option: &str, path: &Path, inputs: &[&Path]) -> Result<OutFile, Failure> {
+        if let Some(input) = inputs.iter().find(|input| same_file(path, input)) {
+            return Err(Failure::usage(format!(
+                "{option} {}: refusing to overwrite the input {}",
+                path.display(),
+                input.display()
+            )));
+        }
+        let failed = |e: io::Error| Failure::usage(format!("{}: {e}", path.display()));
         // A device or a pipe (`--trace /dev/stdout`) cannot be replaced, only written.
-        return std::fs::write(path, text).map_err(failed);
+        let temporary = if path.metadata().is_ok_and(|m| !m.is_file()) {
+            None
+        } else {
+            Some(temporary_beside(path).map_err(failed)?)
+        };
+        let file = File::create(temporary.as_deref().unwrap_or(path)).map_err(failed)?;
+        Ok(OutFile {
+            path: path.to_path_buf(),
+            temporary,
+            file: BufWriter::new(file),
+        })
     }
-    let temporary = temporary_beside(path).map_err(failed)?;
-    let written = File::create(&temporary)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(failed(e));
+
+    /// Appends `text`.
+    pub fn write(&mut self, text: &str) -> io::Result<()> {
+        self.file.write_all(text.as_bytes())
     }
-    Ok(())
+
+    /// The failure to report for `e`, an error writing this file.
+    pub fn failed(&self, e: io::Error) -> Failure {
+        Failure::usage(format!("{}: {e}", self.path.display()))
+    }
+
+    /// Writes out what is buffered and puts the file in its place.
+    pub fn finish(mut self) -> Result<(), Failure> {
+        let mut done = || -> io::Result<()> {
+            self.file.flush()?;
+            if let Some(temporary) = &self.temporary {
+                self.file.get_ref().sync_all()?;
+                std::fs::rename(temporary, &self.path)?;
+            }
+            Ok(())
+        };
+        let result = done();
+        match result {
+            Ok(()) => {
+                self.temporary = None;
+                Ok(())
+            }
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+}
+
+impl Drop for OutFile {
+    fn drop(&mut self) {
+        if let Some(temporary) = &self.temporary {
+            let _ = std::fs::remove_file(temporary);
+        }
+    }
 }
 
 /// Whether `a` and `b` are one file: the same canonical path, or the same device and inode (a

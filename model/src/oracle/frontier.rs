@@ -576,8 +576,23 @@ impl Visited {
     }
 }
 
+/// Keeps the death the violation names: the latest, for it explains the most of the trace; at
+/// one instant, a step a work owed (a request, a deletion) before an event already emitted that
+/// the recorder had not delivered yet (a behaviour that made one more output than the trace
+/// shows), and a step the step slack forced (with its cause) before one without.
 fn record(death: &mut Option<Death>, at: Time, output: Output, slack_from: Option<Time>) {
-    if death.as_ref().is_none_or(|d| d.at <= at) {
+    let rank = |at: Time, output: &Output, slack_from: Option<Time>| {
+        (
+            at,
+            !matches!(output, Output::Event(_)),
+            slack_from.is_some(),
+        )
+    };
+    let new = rank(at, &output, slack_from);
+    if death
+        .as_ref()
+        .is_none_or(|d| rank(d.at, &d.output, d.slack_from) <= new)
+    {
         *death = Some(Death {
             at,
             output,

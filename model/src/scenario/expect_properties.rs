@@ -110,8 +110,8 @@ impl World {
 }
 
 /// One property's progress along the run.
-struct Judged<'a> {
-    p: &'a ExpectProperty,
+struct Judged {
+    p: ExpectProperty,
     /// The first break (`always`) or the example (`sometimes`).
     found: Option<String>,
     /// `at_most_deletions`: the deletions still inside the window.
@@ -120,20 +120,16 @@ struct Judged<'a> {
     marked: Vec<Uid>,
 }
 
-impl<'a> Judged<'a> {
-    fn claim(&self) -> &'a Claim {
-        &self.p.declared.claim
-    }
-
+impl Judged {
     fn deletion(&mut self, w: &World, p: &PodView, at: Time) {
-        if self.found.is_some() || !self.claim().pods().matches(&p.key) {
+        if self.found.is_some() || !self.p.declared.claim.pods().matches(&p.key) {
             return;
         }
         let early = |least: Duration, filter: Option<&TaintFilter>| {
             w.anchor(p, filter).is_none_or(|a| at < a.plus(least))
         };
         let deleted = format!("{} was deleted at {at}", p.key);
-        self.found = match self.claim() {
+        self.found = match &self.p.declared.claim {
             Claim::NeverDeleted { .. } => Some(deleted),
             Claim::NotDeletedBefore { taint, after, .. } if early(*after, taint.as_ref()) => Some(
                 format!("{deleted}, earlier than {}ms after its anchor", after.0),
@@ -159,10 +155,10 @@ impl<'a> Judged<'a> {
     }
 
     fn event(&mut self, w: &World, key: &PodKey, kind: EventKind, at: Time) {
-        if self.found.is_some() || !self.claim().pods().matches(key) {
+        if self.found.is_some() || !self.p.declared.claim.pods().matches(key) {
             return;
         }
-        match self.claim() {
+        match &self.p.declared.claim {
             Claim::Event { event, .. } if *event == kind => {
                 self.found = Some(format!("{kind:?} about {key} at {at}"));
             }
@@ -186,7 +182,7 @@ impl<'a> Judged<'a> {
     fn deadline(&mut self, w: &World, at: Time) {
         let Claim::DeletedWithin {
             pods, taint, to, ..
-        } = self.claim()
+        } = &self.p.declared.claim
         else {
             return;
         };
@@ -242,29 +238,46 @@ fn event_kind(key: &PodKey, message: &str) -> Option<EventKind> {
         })
 }
 
-/// Judges `properties` on a run's trace. Spec: SCN-5, PROP-2.
-pub fn check(properties: &[ExpectProperty], trace: &[TraceRecord]) -> Vec<Failure> {
-    if properties.is_empty() {
-        return Vec::new();
-    }
-    let mut judged: Vec<Judged> = properties
-        .iter()
-        .map(|p| Judged {
-            p,
-            found: None,
-            recent: Vec::new(),
-            marked: Vec::new(),
-        })
-        .collect();
-    let mut w = World::default();
-    let mut end = Time::ZERO;
-    for r in trace {
-        for j in &mut judged {
-            j.deadline(&w, r.t);
+/// `properties` judged on a run's trace one record at a time, as the run makes them (SCN-5,
+/// PROP-2): what it keeps is the API's present and the first sightings the claims read, never
+/// the records.
+pub struct PropertyCheck {
+    judged: Vec<Judged>,
+    w: World,
+    /// The latest instant the trace has reached (or its header's `end`).
+    end: Time,
+}
+
+impl PropertyCheck {
+    /// The properties' judgement before the first record.
+    pub fn new(properties: &[ExpectProperty]) -> PropertyCheck {
+        PropertyCheck {
+            judged: properties
+                .iter()
+                .map(|p| Judged {
+                    p: p.clone(),
+                    found: None,
+                    recent: Vec::new(),
+                    marked: Vec::new(),
+                })
+                .collect(),
+            w: World::default(),
+            end: Time::ZERO,
         }
-        end = end.max(r.t);
+    }
+
+    /// Reads the next record (nothing to do when no property is stated).
+    pub fn record(&mut self, r: &TraceRecord) {
+        let (judged, w) = (&mut self.judged, &mut self.w);
+        if judged.is_empty() {
+            return;
+        }
+        for j in judged.iter_mut() {
+            j.deadline(w, r.t);
+        }
+        self.end = self.end.max(r.t);
         match &r.event {
-            TraceEvent::Header { end: Some(e), .. } => end = end.max(*e),
+            TraceEvent::Header { end: Some(e), .. } => self.end = self.end.max(*e),
             TraceEvent::NodeAdded { node, .. } | TraceEvent::NodeModified { node, .. } => {
                 w.node(r.t, node)
             }
@@ -292,13 +305,13 @@ pub fn check(properties: &[ExpectProperty], trace: &[TraceRecord]) -> Vec<Failur
                 id, result, uid, ..
             } => {
                 let Some(key) = w.deletes.remove(id) else {
-                    continue;
+                    return;
                 };
                 let uid = uid.clone().or_else(|| w.current.get(&key).cloned());
                 let view = uid.and_then(|u| w.objects.get(&u)).cloned();
                 if let (ResponseResult::Ok, Some(p)) = (result, view) {
-                    for j in &mut judged {
-                        j.deletion(&w, &p, r.t);
+                    for j in judged.iter_mut() {
+                        j.deletion(w, &p, r.t);
                     }
                 }
             }
@@ -310,8 +323,8 @@ pub fn check(properties: &[ExpectProperty], trace: &[TraceRecord]) -> Vec<Failur
             } => {
                 let key = PodKey::new(namespace, name);
                 if let Some(kind) = event_kind(&key, message) {
-                    for j in &mut judged {
-                        j.event(&w, &key, kind, r.t);
+                    for j in judged.iter_mut() {
+                        j.event(w, &key, kind, r.t);
                     }
                 }
             }
@@ -319,26 +332,30 @@ pub fn check(properties: &[ExpectProperty], trace: &[TraceRecord]) -> Vec<Failur
             _ => {}
         }
     }
-    for j in &mut judged {
-        j.deadline(&w, end);
-    }
-    judged
-        .into_iter()
-        .filter_map(|j| {
-            let (name, claim) = (&j.p.declared.name, j.claim());
-            let message = match (claim.is_safety(), j.found) {
-                (true, Some(why)) => format!("property \"{name}\" violated: {why}"),
-                (false, None) => {
-                    format!("property \"{name}\" has no example in this run: {claim}")
-                }
-                _ => return None,
-            };
-            Some(Failure {
-                line: j.p.line,
-                message,
+
+    /// The properties the records read so far break, the trace taken as ended.
+    pub fn failures(mut self) -> Vec<Failure> {
+        for j in &mut self.judged {
+            j.deadline(&self.w, self.end);
+        }
+        self.judged
+            .into_iter()
+            .filter_map(|j| {
+                let (name, claim) = (&j.p.declared.name, &j.p.declared.claim);
+                let message = match (claim.is_safety(), j.found) {
+                    (true, Some(why)) => format!("property \"{name}\" violated: {why}"),
+                    (false, None) => {
+                        format!("property \"{name}\" has no example in this run: {claim}")
+                    }
+                    _ => return None,
+                };
+                Some(Failure {
+                    line: j.p.line,
+                    message,
+                })
             })
-        })
-        .collect()
+            .collect()
+    }
 }
 
 #[cfg(test)]

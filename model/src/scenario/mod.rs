@@ -26,7 +26,7 @@ pub use crate::yaml::parse_duration;
 pub use crate::yaml::Error as ScenarioError;
 /// All problems of a scenario file, in file order (the scenario's own, then its manifests').
 pub use crate::yaml::Errors as ScenarioErrors;
-pub use check::{check, deletions, Deletion, Failure};
+pub use check::{check, deletions, Deletion, Failure, RunCheck};
 pub use expect_properties::ExpectProperty;
 pub use read::parse_scenario;
 
