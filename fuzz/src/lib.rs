@@ -26,8 +26,11 @@ pub const MAX_INPUT: usize = 64 << 10;
 /// The name every input is read under; errors must start with it.
 const FILE: &str = "fuzz.yaml";
 
+/// A target's body: one input's bytes, a panic if a reader breaks its contract.
+pub type Target = fn(&[u8]);
+
 /// The targets by name, as `cargo fuzz` and the corpus directories name them.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("manifests", manifests),
     ("scenario", scenario),
     ("config", config),
