@@ -426,10 +426,15 @@ fn large_lists_validate() {
 /// taints once took 98 s). Measured without a clock: callgrind counts the instructions spent in
 /// `validate::node_taints` for 1,000 and 8,000 taints, and the cost per taint must stay flat
 /// (pairwise, it grows with the number of taints: about 5 times from 1,000 to 8,000). Needs
-/// valgrind; without it the test says so and passes.
+/// valgrind; without it the test says so and passes, unless `TAINTCHECK_REQUIRE_VALGRIND=1`
+/// (set by `.ci/run`) makes a missing valgrind a failure.
 #[test]
 fn node_taints_are_validated_in_linear_instructions() {
     if Command::new("valgrind").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("TAINTCHECK_REQUIRE_VALGRIND").as_deref() != Ok("1"),
+            "TAINTCHECK_REQUIRE_VALGRIND=1 but no valgrind on the PATH (apt-get install valgrind)"
+        );
         eprintln!("valgrind is not installed: node taint validation's cost is not measured");
         return;
     }
