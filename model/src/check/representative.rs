@@ -14,6 +14,7 @@ use crate::api::{NodeName, PodKey};
 use crate::core::{Entry, Renaming, WorkId, WorkPhase, Worker};
 use crate::fx::Fx;
 use crate::shared::Shared;
+use smallvec::SmallVec;
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 
@@ -263,13 +264,25 @@ impl SysState {
     }
 
     /// The renamings without `restart`: nodes in signature order, then pods in signature order
-    /// given those node names, one per order of tied members.
+    /// given those node names, one per order of tied members (one when nothing ties).
     fn free_candidates(&self) -> Vec<Permutation> {
-        let mut out = Vec::new();
-        for nodes in signature_orders(self.symmetry.nodes(), |n| self.node_signature(n)) {
+        let node_orders = match self.symmetry.nodes() {
+            [] | [_] => vec![Vec::new()],
+            nodes => {
+                let signatures: SmallVec<[u64; 8]> =
+                    nodes.iter().map(|n| self.node_signature(n)).collect();
+                signature_orders(nodes, &signatures)
+            }
+        };
+        let mut out = Vec::with_capacity(node_orders.len());
+        for nodes in node_orders {
             let nodes = Permutation::new([], nodes, &self.symmetry);
             let pods = match self.symmetry.classes() {
-                [pods] => signature_orders(pods, |k| self.pod_signature(k, &nodes)),
+                [pods] => {
+                    let signatures: SmallVec<[u64; 8]> =
+                        pods.iter().map(|k| self.pod_signature(k, &nodes)).collect();
+                    signature_orders(pods, &signatures)
+                }
                 _ => vec![Vec::new()],
             };
             out.extend(
@@ -322,6 +335,9 @@ impl SysState {
 
     /// [`SysState::canonicalise_ids`] without the check that spares a copy.
     fn renumber_works(&mut self) {
+        if self.ctrl.timed_queue().works().is_empty() {
+            return;
+        }
         let map = self.ctrl.make_mut().canonicalise_ids();
         let failed = &mut self.history.failed;
         if !failed.is_empty() {
@@ -349,14 +365,24 @@ impl SysState {
 }
 
 /// The renamings that give the members of `set` (sorted) its own names in the order of their
-/// signatures, one per order of the members with equal ones.
-fn signature_orders<T: Clone + Ord>(set: &[T], signature: impl Fn(&T) -> u64) -> Vec<Vec<(T, T)>> {
-    let mut members: Vec<(u64, &T)> = set.iter().map(|x| (signature(x), x)).collect();
+/// `signatures` (one per member), one per order of the members with equal ones. Without a tie
+/// (the usual case) the one renaming is read off the sorted signatures, without enumerating.
+fn signature_orders<T: Clone + PartialEq>(set: &[T], signatures: &[u64]) -> Vec<Vec<(T, T)>> {
+    let mut members: SmallVec<[(u64, usize); 8]> = signatures.iter().copied().zip(0..).collect();
     members.sort_unstable();
+    if members.windows(2).all(|w| w[0].0 != w[1].0) {
+        let moved = members
+            .iter()
+            .zip(set)
+            .filter(|(&(_, i), to)| set[i] != **to)
+            .map(|(&(_, i), to)| (set[i].clone(), to.clone()))
+            .collect();
+        return vec![moved];
+    }
     let mut out = vec![Vec::new()];
     let mut start = 0;
     for tied in members.chunk_by(|a, b| a.0 == b.0) {
-        let from: Vec<T> = tied.iter().map(|(_, x)| (*x).clone()).collect();
+        let from: Vec<T> = tied.iter().map(|&(_, i)| set[i].clone()).collect();
         let to = &set[start..start + tied.len()];
         out = out
             .iter()
