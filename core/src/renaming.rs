@@ -14,6 +14,12 @@ pub trait Renaming {
     /// The node name `node` is renamed to.
     fn node(&self, node: &NodeName) -> NodeName;
 
+    /// Whether some node is renamed: if not, what names only nodes is left as it is (and
+    /// shared). A renaming that cannot tell answers `true`.
+    fn moves_nodes(&self) -> bool {
+        true
+    }
+
     /// The pod object under the renaming (its tolerations are not identities).
     fn pod(&self, pod: &Pod) -> Pod {
         Pod {

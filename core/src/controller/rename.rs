@@ -3,6 +3,7 @@
 
 use super::{Controller, Listing};
 use crate::api::Pod;
+use crate::arrivals::Arrivals;
 use crate::effect::WorkId;
 use crate::renaming::Renaming;
 use crate::shared::Shared;
@@ -16,18 +17,30 @@ impl Controller {
     /// in the core, for the model's symmetry reduction (spec MODEL-SYM). Node renamings keep
     /// items in their channels, so they are only sound where every node has the same shard.
     pub fn rename(&mut self, r: &impl Renaming) {
-        self.timed.make_mut().rename(r);
-        self.arrivals.make_mut().rename(r);
-        self.tainted_nodes = Shared::new(
-            self.tainted_nodes
-                .iter()
-                .map(|(n, t)| (r.node(n), t.clone()))
-                .collect(),
-        );
-        self.node_queue = Shared::new(self.node_queue.map(|n| r.node(n)));
-        self.node_held = self.node_held.as_ref().map(|n| r.node(n));
-        self.pod_queue = Shared::new(self.pod_queue.map(|i| r.item(i)));
+        // Parts that name nothing the renaming moves stay shared, their kept hashes valid.
+        if !self.timed.entries().is_empty() || !self.timed.works().is_empty() {
+            self.timed.make_mut().rename(r);
+        }
+        if *self.arrivals != Arrivals::default() {
+            self.arrivals.make_mut().rename(r);
+        }
+        if r.moves_nodes() {
+            self.tainted_nodes = Shared::new(
+                self.tainted_nodes
+                    .iter()
+                    .map(|(n, t)| (r.node(n), t.clone()))
+                    .collect(),
+            );
+            self.node_queue = Shared::new(self.node_queue.map(|n| r.node(n)));
+            self.node_held = self.node_held.as_ref().map(|n| r.node(n));
+        }
+        if !self.pod_queue.is_idle() {
+            self.pod_queue = Shared::new(self.pod_queue.map(|i| r.item(i)));
+        }
         self.pod_held = self.pod_held.as_ref().map(|i| r.item(i));
+        if self.shards.all_idle() {
+            return;
+        }
         for shard in self.shards.make_mut().busy_mut() {
             shard.nodes.iter_mut().for_each(|n| *n = r.node(n));
             shard.pods.iter_mut().for_each(|i| *i = r.item(i));

@@ -14,6 +14,7 @@ use crate::api::{NodeName, PodKey};
 use crate::core::{Entry, Renaming, WorkId, WorkPhase, Worker};
 use crate::fx::Fx;
 use crate::shared::Shared;
+use smallvec::SmallVec;
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 
@@ -181,68 +182,88 @@ impl SysState {
         h.finish()
     }
 
-    /// What the state says about pod `key`, without its name, UID or any work id, its node's
-    /// name taken through `nodes`: equal for `p` in `s` and `σ(p)` in `σ(s)` once nodes are
-    /// renamed by `σ`. The finer it is, the rarer ties of pods that are not interchangeable.
-    fn pod_signature(&self, key: &PodKey, nodes: &Permutation) -> u64 {
-        let mut h = Fx::default();
-        if let Some(p) = self.api.pods.get(key) {
-            h.write_u8(1);
-            through(nodes, &p.pod.node_name).hash(&mut h);
-            p.pod.tolerations.hash(&mut h);
-            (p.bound_since, p.changed_at, p.exposed_in_api).hash(&mut h);
-            (p.version, p.disruption_target, p.deletion).hash(&mut h);
+    /// What the state says about each pod of `pods` (sorted), without its name, UID or any
+    /// work id, its node's name taken through `nodes`: equal for `p` in `s` and `σ(p)` in `σ(s)`
+    /// once nodes are renamed by `σ`. The finer it is, the rarer ties of pods that are not
+    /// interchangeable. One pass over the state: each object that names a pod adds to that
+    /// pod's hash, in the order the state holds them.
+    fn pod_signatures(&self, pods: &[PodKey], nodes: &Permutation) -> SmallVec<[u64; 8]> {
+        let mut hs: SmallVec<[Fx; 8]> = pods.iter().map(|_| Fx::default()).collect();
+        // Keys compare by pointer first (`str_cmp`): the search is a few word compares.
+        let at = |key: &PodKey| pods.binary_search(key).ok();
+        for (key, p) in self.api.pods.iter() {
+            if let Some(i) = at(key) {
+                let h = &mut hs[i];
+                h.write_u8(1);
+                through(nodes, &p.pod.node_name).hash(h);
+                p.pod.tolerations.hash(h);
+                (p.bound_since, p.changed_at, p.exposed_in_api).hash(h);
+                (p.version, p.disruption_target, p.deletion).hash(h);
+            }
         }
-        if let Some(p) = self.pods.cache.get(key) {
-            h.write_u8(2);
-            through(nodes, &p.pod.node_name).hash(&mut h);
-            p.pod.tolerations.hash(&mut h);
-            p.bound_since.hash(&mut h);
+        for (key, p) in self.pods.cache.iter() {
+            if let Some(i) = at(key) {
+                let h = &mut hs[i];
+                h.write_u8(2);
+                through(nodes, &p.pod.node_name).hash(h);
+                p.pod.tolerations.hash(h);
+                p.bound_since.hash(h);
+            }
         }
         for (i, d) in self.pods.pending.iter().enumerate() {
             match d {
-                Delta::Upsert(p) if p.pod.key == *key => {
-                    (3u8, i, through(nodes, &p.pod.node_name), &p.pod.tolerations).hash(&mut h);
+                Delta::Upsert(p) => {
+                    if let Some(at) = at(&p.pod.key) {
+                        let tolerations = &p.pod.tolerations;
+                        (3u8, i, through(nodes, &p.pod.node_name), tolerations).hash(&mut hs[at]);
+                    }
                 }
-                Delta::Delete(k) if k == key => (4u8, i).hash(&mut h),
-                _ => {}
+                Delta::Delete(k) => {
+                    if let Some(at) = at(k) {
+                        (4u8, i).hash(&mut hs[at]);
+                    }
+                }
             }
         }
         let q = self.ctrl.timed_queue();
-        let failed = |id: WorkId| self.history.failed.binary_search(&id.0).is_ok();
         for (k, e) in q.entries() {
-            if k.pod == *key {
+            if let Some(i) = at(&k.pod) {
+                let h = &mut hs[i];
                 h.write_u8(5);
                 match e {
-                    Entry::Nil { work } => (0u8, work.is_some()).hash(&mut h),
+                    Entry::Nil { work } => (0u8, work.is_some()).hash(h),
                     Entry::Timer {
                         created_at,
                         fire_at,
                         ..
-                    } => (1u8, created_at, fire_at).hash(&mut h),
+                    } => (1u8, created_at, fire_at).hash(h),
                 }
             }
         }
+        let failed = |id: WorkId| self.history.failed.binary_search(&id.0).is_ok();
         for (id, w) in q.works().iter() {
-            if w.key.pod == *key {
-                (6u8, w.created_at, w.fire_at, w.cancelled, failed(*id)).hash(&mut h);
+            if let Some(i) = at(&w.key.pod) {
+                let h = &mut hs[i];
+                (6u8, w.created_at, w.fire_at, w.cancelled, failed(*id)).hash(h);
                 let current = q.entries().get(&w.key).and_then(Entry::work) == Some(*id);
-                current.hash(&mut h);
-                phase_signature(&w.phase, &mut h);
+                current.hash(h);
+                phase_signature(&w.phase, h);
             }
         }
         for (i, item) in self.ctrl.pod_queue().queued().enumerate() {
-            if item.key == *key {
-                (7u8, i, through(nodes, &item.node_name)).hash(&mut h);
+            if let Some(at) = at(&item.key) {
+                (7u8, i, through(nodes, &item.node_name)).hash(&mut hs[at]);
             }
         }
-        if let Some(item) = self.ctrl.held().1.filter(|i| i.key == *key) {
-            (8u8, through(nodes, &item.node_name)).hash(&mut h);
+        if let Some(item) = self.ctrl.held().1 {
+            if let Some(at) = at(&item.key) {
+                (8u8, through(nodes, &item.node_name)).hash(&mut hs[at]);
+            }
         }
         for (w, shard) in self.ctrl.shards().busy() {
             for (i, item) in shard.pods.iter().enumerate() {
-                if item.key == *key {
-                    (9u8, w, i, through(nodes, &item.node_name)).hash(&mut h);
+                if let Some(at) = at(&item.key) {
+                    (9u8, w, i, through(nodes, &item.node_name)).hash(&mut hs[at]);
                 }
             }
             let held = match &shard.worker {
@@ -250,26 +271,38 @@ impl SysState {
                 Worker::Draining { pod } => Some((10u8, pod)),
                 Worker::Node { then, .. } => then.as_ref().map(|pod| (11u8, pod)),
             };
-            if let Some((tag, item)) = held.filter(|(_, i)| i.key == *key) {
-                (tag, w, through(nodes, &item.node_name)).hash(&mut h);
+            if let Some((tag, item)) = held {
+                if let Some(at) = at(&item.key) {
+                    (tag, w, through(nodes, &item.node_name)).hash(&mut hs[at]);
+                }
             }
         }
-        self.history
-            .cancelled
-            .binary_search(key)
-            .is_ok()
-            .hash(&mut h);
-        h.finish()
+        pods.iter()
+            .zip(hs)
+            .map(|(key, mut h)| {
+                let cancelled = self.history.cancelled.binary_search(key).is_ok();
+                cancelled.hash(&mut h);
+                h.finish()
+            })
+            .collect()
     }
 
     /// The renamings without `restart`: nodes in signature order, then pods in signature order
-    /// given those node names, one per order of tied members.
+    /// given those node names, one per order of tied members (one when nothing ties).
     fn free_candidates(&self) -> Vec<Permutation> {
-        let mut out = Vec::new();
-        for nodes in signature_orders(self.symmetry.nodes(), |n| self.node_signature(n)) {
+        let node_orders = match self.symmetry.nodes() {
+            [] | [_] => vec![Vec::new()],
+            nodes => {
+                let signatures: SmallVec<[u64; 8]> =
+                    nodes.iter().map(|n| self.node_signature(n)).collect();
+                signature_orders(nodes, &signatures)
+            }
+        };
+        let mut out = Vec::with_capacity(node_orders.len());
+        for nodes in node_orders {
             let nodes = Permutation::new([], nodes, &self.symmetry);
             let pods = match self.symmetry.classes() {
-                [pods] => signature_orders(pods, |k| self.pod_signature(k, &nodes)),
+                [pods] => signature_orders(pods, &self.pod_signatures(pods, &nodes)),
                 _ => vec![Vec::new()],
             };
             out.extend(
@@ -322,6 +355,9 @@ impl SysState {
 
     /// [`SysState::canonicalise_ids`] without the check that spares a copy.
     fn renumber_works(&mut self) {
+        if self.ctrl.timed_queue().works().is_empty() {
+            return;
+        }
         let map = self.ctrl.make_mut().canonicalise_ids();
         let failed = &mut self.history.failed;
         if !failed.is_empty() {
@@ -349,14 +385,24 @@ impl SysState {
 }
 
 /// The renamings that give the members of `set` (sorted) its own names in the order of their
-/// signatures, one per order of the members with equal ones.
-fn signature_orders<T: Clone + Ord>(set: &[T], signature: impl Fn(&T) -> u64) -> Vec<Vec<(T, T)>> {
-    let mut members: Vec<(u64, &T)> = set.iter().map(|x| (signature(x), x)).collect();
+/// `signatures` (one per member), one per order of the members with equal ones. Without a tie
+/// (the usual case) the one renaming is read off the sorted signatures, without enumerating.
+fn signature_orders<T: Clone + PartialEq>(set: &[T], signatures: &[u64]) -> Vec<Vec<(T, T)>> {
+    let mut members: SmallVec<[(u64, usize); 8]> = signatures.iter().copied().zip(0..).collect();
     members.sort_unstable();
+    if members.windows(2).all(|w| w[0].0 != w[1].0) {
+        let moved = members
+            .iter()
+            .zip(set)
+            .filter(|(&(_, i), to)| set[i] != **to)
+            .map(|(&(_, i), to)| (set[i].clone(), to.clone()))
+            .collect();
+        return vec![moved];
+    }
     let mut out = vec![Vec::new()];
     let mut start = 0;
     for tied in members.chunk_by(|a, b| a.0 == b.0) {
-        let from: Vec<T> = tied.iter().map(|(_, x)| (*x).clone()).collect();
+        let from: Vec<T> = tied.iter().map(|&(_, i)| set[i].clone()).collect();
         let to = &set[start..start + tied.len()];
         out = out
             .iter()

@@ -207,4 +207,8 @@ impl Renaming for Permutation {
     fn node(&self, node: &NodeName) -> NodeName {
         image(&self.nodes, node).clone()
     }
+
+    fn moves_nodes(&self) -> bool {
+        !self.nodes.is_empty()
+    }
 }
