@@ -57,7 +57,7 @@ fn symmetry_is_refused_for_a_claim_naming_one_pod_and_mistakes_are_located() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         stderr(&o),
-        "--symmetry: properties[0].always.not_deleted_before.pods: \"db-*\" matches pod db-0 \
+        "taintcheck: --symmetry: properties[0].always.not_deleted_before.pods: \"db-*\" matches pod db-0 \
          but not pod node-exporter-5xq7k; symmetry reduction treats the two as interchangeable \
          and would merge states that differ only in which is which\n"
     );
@@ -83,7 +83,8 @@ fn symmetry_is_refused_for_a_claim_naming_one_pod_and_mistakes_are_located() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// PROP-SYM: claims about every pod go with `--symmetry`; the verdicts are those without it.
+/// PROP-SYM: claims about every pod go with `--symmetry`, on two nodes the reduction swaps (the
+/// anchored claims' first sightings move with them); the verdicts are those without it.
 #[test]
 fn symmetry_checks_claims_about_every_pod() {
     let dir = std::env::temp_dir().join(format!("taintcheck-props-sym-{}", std::process::id()));
@@ -91,11 +92,14 @@ fn symmetry_checks_claims_about_every_pod() {
     let config = dir.join("all.yaml");
     std::fs::write(
         &config,
-        "nodes: [{name: n1}]\n\
-         pods: [{name: a, node: n1}, {name: b, node: n1}]\n\
-         taints: [k]\noperations: [add_taint]\nbudget: 1\n\
+        "nodes: [{name: n1}, {name: n2}]\n\
+         pods: [{name: a, node: n1}, {name: b, node: n2}]\n\
+         taints: [k]\noperations: [add_taint]\nbudget: 2\nworkers: 1\n\
          properties:\n\
          \x20 - {name: none-deleted, always: {never_deleted: {}}}\n\
+         \x20 - {name: not-at-once, always: {not_deleted_before: {taint: k, after: 1s}}}\n\
+         \x20 - {name: not-before-taint, always: {not_deleted_before: {taint: k, after: 0s}}}\n\
+         \x20 - {name: marked-once, always: {marked_at_most_once: {}}}\n\
          \x20 - {name: one-deleted, sometimes: {deleted: {pods: \"*\"}}}\n",
     )
     .unwrap();
@@ -117,8 +121,16 @@ fn symmetry_checks_claims_about_every_pod() {
             .collect::<Vec<_>>()
     };
     let plain = statuses(false);
-    assert!(plain.contains(&("\"none-deleted\"".into(), "\"violated\"".into())));
-    assert!(plain.contains(&("\"one-deleted\"".into(), "\"example_found\"".into())));
+    for (id, status) in [
+        ("none-deleted", "violated"),
+        ("not-at-once", "violated"),
+        ("not-before-taint", "holds"),
+        ("marked-once", "holds"),
+        ("one-deleted", "example_found"),
+    ] {
+        let line = (format!("{id:?}"), format!("{status:?}"));
+        assert!(plain.contains(&line), "{line:?} in {plain:?}");
+    }
     assert_eq!(statuses(true), plain);
     std::fs::remove_dir_all(&dir).ok();
 }
