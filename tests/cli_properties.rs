@@ -1,6 +1,6 @@
 //! `taintcheck check` and `explore` with user-defined properties (specs/spec.md, PROP-1): reported
-//! like the built-ins in every format, refused with `--symmetry`, and a configuration's mistakes
-//! located with exit 2.
+//! like the built-ins in every format, with `--symmetry` only when no claim tells apart pods the
+//! reduction renames (PROP-SYM), and a configuration's mistakes located with exit 2.
 
 mod cli_support;
 
@@ -45,7 +45,7 @@ fn json_itf_and_junit_carry_user_properties() {
 }
 
 #[test]
-fn symmetry_is_refused_and_mistakes_are_located() {
+fn symmetry_is_refused_for_a_claim_naming_one_pod_and_mistakes_are_located() {
     let o = taintcheck(&[
         "check",
         "--config",
@@ -55,10 +55,11 @@ fn symmetry_is_refused_and_mistakes_are_located() {
         "--symmetry",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("--symmetry: not with user-defined properties"),
-        "{}",
-        stderr(&o)
+    assert_eq!(
+        stderr(&o),
+        "taintcheck: --symmetry: properties[0].always.not_deleted_before.pods: \"db-*\" matches pod db-0 \
+         but not pod node-exporter-5xq7k; symmetry reduction treats the two as interchangeable \
+         and would merge states that differ only in which is which\n"
     );
 
     let dir = std::env::temp_dir().join(format!("taintcheck-props-bad-{}", std::process::id()));
@@ -79,6 +80,58 @@ fn symmetry_is_refused_and_mistakes_are_located() {
              {file}:8: properties[1].sometimes: Invalid value: a safety claim is checked with \"always\"; \"sometimes\" takes deleted or event\n"
         )
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// PROP-SYM: claims about every pod go with `--symmetry`, on two nodes the reduction swaps (the
+/// anchored claims' first sightings move with them); the verdicts are those without it.
+#[test]
+fn symmetry_checks_claims_about_every_pod() {
+    let dir = std::env::temp_dir().join(format!("taintcheck-props-sym-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("all.yaml");
+    std::fs::write(
+        &config,
+        "nodes: [{name: n1}, {name: n2}]\n\
+         pods: [{name: a, node: n1}, {name: b, node: n2}]\n\
+         taints: [k]\noperations: [add_taint]\nbudget: 2\nworkers: 1\n\
+         properties:\n\
+         \x20 - {name: none-deleted, always: {never_deleted: {}}}\n\
+         \x20 - {name: not-at-once, always: {not_deleted_before: {taint: k, after: 1s}}}\n\
+         \x20 - {name: not-before-taint, always: {not_deleted_before: {taint: k, after: 0s}}}\n\
+         \x20 - {name: marked-once, always: {marked_at_most_once: {}}}\n\
+         \x20 - {name: one-deleted, sometimes: {deleted: {pods: \"*\"}}}\n",
+    )
+    .unwrap();
+    let statuses = |symmetry: bool| {
+        let mut args = vec!["check", "--config", config.to_str().unwrap()];
+        args.extend(["--strategy", "dfs", "--json"]);
+        if symmetry {
+            args.push("--symmetry");
+        }
+        let o = taintcheck(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+        assert_eq!(report["symmetry"], symmetry);
+        report["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["id"].to_string(), p["status"].to_string()))
+            .collect::<Vec<_>>()
+    };
+    let plain = statuses(false);
+    for (id, status) in [
+        ("none-deleted", "violated"),
+        ("not-at-once", "violated"),
+        ("not-before-taint", "holds"),
+        ("marked-once", "holds"),
+        ("one-deleted", "example_found"),
+    ] {
+        let line = (format!("{id:?}"), format!("{status:?}"));
+        assert!(plain.contains(&line), "{line:?} in {plain:?}");
+    }
+    assert_eq!(statuses(true), plain);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -8,6 +8,7 @@
 //! take the remaining names in every order. Of several candidates the one with the smallest
 //! hash is kept; work ids are canonicalised.
 
+use super::properties::custom::CustomHistory;
 use super::state::{Delta, SysState};
 use super::symmetry::Permutation;
 use crate::api::{NodeName, PodKey};
@@ -133,6 +134,9 @@ impl SysState {
             let decided = h.decided.make_mut();
             decided.iter_mut().for_each(|u| *u = r.uid(u));
             decided.sort_unstable();
+        }
+        if let Some(custom) = &mut h.custom {
+            CustomHistory::rename(custom, r);
         }
         s
     }

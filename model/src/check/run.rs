@@ -82,16 +82,16 @@ impl RunOptions {
         Ok(())
     }
 
-    /// Whether these options may check `model`: symmetry reduction renames pods, which a
-    /// user-defined property may name, so the two do not go together (spec PROP-1).
+    /// Whether these options may check `model`: symmetry reduction renames pods and nodes, so
+    /// it goes only with user-defined properties that cannot tell renamed states apart (spec
+    /// PROP-SYM; the first that could is named).
     pub fn check_for(&self, model: &TaintSys) -> Result<(), String> {
         self.check()?;
         if self.symmetry && !model.custom.is_empty() {
-            return Err(
-                "--symmetry: not with user-defined properties (they may name the pods \
-                        the reduction renames)"
-                    .into(),
-            );
+            let symmetry = model.initial_state().symmetry;
+            if let Some(problem) = model.custom.symmetry_problem(&symmetry) {
+                return Err(format!("--symmetry: {problem}"));
+            }
         }
         Ok(())
     }

@@ -18,8 +18,9 @@ use super::{eviction_timing, PropertyInfo};
 use crate::api::{Name, NodeName, PodKey, Uid};
 use crate::check::action::Action;
 use crate::check::state::{ApiPod, SysState};
+use crate::check::symmetry::Symmetry;
 use crate::check::system::TaintSys;
-use crate::core::{Effect, EventKind, Verb};
+use crate::core::{Effect, EventKind, Renaming, Verb};
 use crate::shared::Shared;
 use crate::time::Time;
 use stateright::Property;
@@ -150,6 +151,32 @@ impl Custom {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// Why symmetry reduction (MODEL-SYM) under `symmetry` could change a verdict: the first
+    /// property it could misjudge, if any (spec PROP-SYM). A declared claim is judged by
+    /// [`Claim::symmetry_problem`]; a Rust predicate cannot be inspected (it may read any name,
+    /// or a work id the representative renumbers), so it is always one.
+    pub fn symmetry_problem(&self, symmetry: &Symmetry) -> Option<String> {
+        self.entries
+            .iter()
+            .enumerate()
+            .find_map(|(i, e)| match &e.test {
+                Test::Declared(claim) => claim.symmetry_problem(symmetry.classes()).map(|why| {
+                    let kind = if claim.is_safety() {
+                        "always"
+                    } else {
+                        "sometimes"
+                    };
+                    format!("properties[{i}].{kind}.{}.pods: {why}", claim.name())
+                }),
+                Test::Rust(_) => Some(format!(
+                "property {:?} is a Rust predicate, which symmetry reduction cannot inspect: it \
+                 may tell apart the pods, nodes or works a representative renames (state it in \
+                 the configuration's properties: to check it with --symmetry)",
+                e.info.name
+            )),
+            })
     }
 
     /// Their names, ids and kinds, in report order.
@@ -451,6 +478,28 @@ pub struct CustomHistory {
     pub deletions: Vec<(u8, Time)>,
 }
 
+impl CustomHistory {
+    /// `h` under a symmetry's renaming `r` (MODEL-SYM, for the representative): first sightings
+    /// follow their node, marked UIDs their pod, each list sorted again; the property bits and
+    /// deletion instants name nothing. Copied only if something moves. Spec: PROP-SYM.
+    pub(in crate::check) fn rename(h: &mut Shared<CustomHistory>, r: &impl Renaming) {
+        let moves = h.first_tainted.iter().any(|((n, _, _), _)| r.node(n) != *n)
+            || h.marked.iter().any(|u| r.uid(u) != *u);
+        if !moves {
+            return;
+        }
+        let h = h.make_mut();
+        for ((node, _, _), _) in &mut h.first_tainted {
+            *node = r.node(node);
+        }
+        h.first_tainted.sort_unstable();
+        for uid in &mut h.marked {
+            *uid = r.uid(uid);
+        }
+        h.marked.sort_unstable();
+    }
+}
+
 /// The condition of user property `I`.
 fn condition<const I: usize>(m: &TaintSys, s: &SysState) -> bool {
     m.custom.holds(I, s)
@@ -475,3 +524,109 @@ const CONDITIONS: [fn(&TaintSys, &SysState) -> bool; MAX_CUSTOM] = [
     condition::<14>,
     condition::<15>,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::config::CheckConfig;
+    use crate::check::symmetry::Permutation;
+    use crate::fx::Fx;
+    use crate::profile::Profile;
+    use stateright::{Model, Representative};
+    use std::collections::{HashSet, VecDeque};
+    use std::hash::{Hash, Hasher};
+
+    /// Two interchangeable nodes with a pod each; `k` may be added to either, at different
+    /// instants; claims that keep first sightings and marked UIDs.
+    const TWO_NODES: &str = "nodes: [{name: n1}, {name: n2}]
+pods: [{name: a, node: n1}, {name: b, node: n2}]
+taints: [k]
+operations: [add_taint]
+budget: 2
+workers: 1
+properties:
+  - {name: early, always: {not_deleted_before: {taint: k, after: 1s}}}
+  - {name: once, always: {marked_at_most_once: {}}}
+";
+
+    fn model() -> TaintSys {
+        let config = CheckConfig::parse("<config>", "config", TWO_NODES).expect("valid");
+        TaintSys::new(Profile::latest(), config)
+    }
+
+    /// PROP-SYM: a renaming moves each first sighting to the node's new name and each marked
+    /// UID to its pod's new one, and keeps both lists sorted.
+    #[test]
+    fn renaming_moves_sightings_with_their_node_and_uids_with_their_pod() {
+        let s = model().initial_state();
+        let uid = |name: &str| {
+            let pod = s.api.pods.get(&PodKey::new("default", name));
+            pod.expect("configured").pod.uid.clone()
+        };
+        let (a, b) = (PodKey::new("default", "a"), PodKey::new("default", "b"));
+        let (n1, n2): (NodeName, NodeName) = ("n1".into(), "n2".into());
+        let swap = Permutation::new(
+            [(a.clone(), b.clone()), (b, a)],
+            [(n1.clone(), n2.clone()), (n2.clone(), n1.clone())],
+            &s.symmetry,
+        );
+        let sighting = |n: &NodeName, at| ((n.clone(), "k".into(), "".into()), Time(at));
+        let mut h = Shared::new(CustomHistory {
+            hit: 1,
+            first_tainted: vec![sighting(&n1, 0), sighting(&n2, 1000)],
+            marked: vec![uid("a")],
+            deletions: vec![(0, Time(5))],
+        });
+        CustomHistory::rename(&mut h, &swap);
+        let expected = CustomHistory {
+            hit: 1,
+            first_tainted: vec![sighting(&n1, 1000), sighting(&n2, 0)],
+            marked: vec![uid("b")],
+            deletions: vec![(0, Time(5))],
+        };
+        assert_eq!(*h, expected);
+    }
+
+    /// MODEL-SYM with PROP-SYM: on every reachable state, each first sighting the
+    /// representative keeps is that of a taint the API shows on that node since then (taints
+    /// are only added here), including the states whose representative swaps the nodes.
+    #[test]
+    fn representatives_keep_sightings_on_their_nodes() {
+        let model = model();
+        let mut seen = HashSet::new();
+        let mut queue: VecDeque<SysState> = model.init_states().into();
+        let (mut states, mut moved) = (0, 0);
+        while let Some(s) = queue.pop_front() {
+            let mut fingerprint = Fx::default();
+            s.hash(&mut fingerprint);
+            if !seen.insert(fingerprint.finish()) {
+                continue;
+            }
+            states += 1;
+            let rep = s.representative();
+            let (h, before) = (
+                rep.history.custom.as_deref().expect("declared"),
+                s.history.custom.as_deref().expect("declared"),
+            );
+            for ((node, key, value), at) in &h.first_tainted {
+                let n = rep.api.nodes.get(node).expect("a sighting names a node");
+                let shown = n.node.taints.iter().zip(&n.taint_since);
+                assert!(
+                    shown
+                        .into_iter()
+                        .any(|(t, since)| t.key == *key && t.value == *value && since == at),
+                    "{node}: {key}={value} at {at:?} in {rep:?}"
+                );
+            }
+            moved += usize::from(h.first_tainted != before.first_tainted);
+            let mut actions = Vec::new();
+            model.actions(&s, &mut actions);
+            let next = actions.into_iter().filter_map(|a| model.next_state(&s, a));
+            queue.extend(next.filter(|t| model.within_boundary(t)));
+        }
+        assert!(
+            moved > 0,
+            "no representative of {states} states renamed a node"
+        );
+    }
+}

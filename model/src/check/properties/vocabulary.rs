@@ -140,6 +140,47 @@ impl Claim {
         }
     }
 
+    /// Its name in a configuration (one of [`Claim::NAMES`]).
+    pub fn name(&self) -> &'static str {
+        let i = match self {
+            Claim::NeverDeleted { .. } => 0,
+            Claim::NotDeletedBefore { .. } => 1,
+            Claim::DeletedWithin { .. } => 2,
+            Claim::AtMostDeletions { .. } => 3,
+            Claim::MarkedAtMostOnce { .. } => 4,
+            Claim::DeletedOnlyIfExposed { .. } => 5,
+            Claim::EvictedInTime { .. } => 6,
+            Claim::Deleted { .. } => 7,
+            Claim::Event { .. } => 8,
+        };
+        Claim::NAMES[i]
+    }
+
+    /// Why symmetry reduction (MODEL-SYM) could change this claim's verdict, if it could; the
+    /// reduction may permute the pods of each of `classes` among themselves (each UID with its
+    /// pod), and nodes. Spec: PROP-SYM.
+    ///
+    /// The reduction is sound for a property whose condition has the same value on a state `s`
+    /// and on every renamed `σ(s)`. A claim reads pods only through its `pods` pattern; nodes
+    /// only as a pod's node, with the taints the API shows there and their first sightings
+    /// (`CustomHistory::first_tainted`, renamed with the node); taints by key and value, which
+    /// no renaming touches; UIDs only for equality (`CustomHistory::marked`, renamed with the
+    /// pods); and otherwise instants, counts and its own bit. So its condition is invariant,
+    /// and the claim symmetric, when its pattern matches all or none of each class. A pattern
+    /// that splits a class tells two pods apart that a representative may swap: refused.
+    pub fn symmetry_problem(&self, classes: &[Vec<PodKey>]) -> Option<String> {
+        let pods = self.pods();
+        classes.iter().find_map(|class| {
+            let matched = class.iter().find(|k| pods.matches(k))?;
+            let other = class.iter().find(|k| !pods.matches(k))?;
+            Some(format!(
+                "{:?} matches pod {} but not pod {}; symmetry reduction treats the two as \
+                 interchangeable and would merge states that differ only in which is which",
+                pods.0, matched.name, other.name
+            ))
+        })
+    }
+
     /// The taints it anchors on, if it anchors on taints.
     pub fn taint(&self) -> Option<Option<&TaintFilter>> {
         match self {
@@ -342,6 +383,27 @@ mod tests {
         assert!(p("*-1").matches(&key("web-1")));
         assert!(p("w*b*1").matches(&key("web-1")));
         assert!(!p("w*x").matches(&key("web")));
+    }
+
+    #[test]
+    fn a_claim_is_symmetric_when_its_pattern_matches_all_or_none_of_a_class() {
+        let keys = |names: &[&str]| names.iter().map(|n| PodKey::new("default", n)).collect();
+        let classes: Vec<Vec<PodKey>> = vec![keys(&["db-0", "db-1"]), keys(&["web-0", "web-1"])];
+        let never = |p: &str| Claim::NeverDeleted {
+            pods: Pattern(p.into()),
+        };
+        for symmetric in ["*", "db-*", "web-*", "cache-*"] {
+            assert_eq!(never(symmetric).symmetry_problem(&classes), None);
+        }
+        assert_eq!(
+            never("db-0").symmetry_problem(&classes).as_deref(),
+            Some(
+                "\"db-0\" matches pod db-0 but not pod db-1; symmetry reduction treats the two \
+                 as interchangeable and would merge states that differ only in which is which"
+            )
+        );
+        assert!(never("*-1").symmetry_problem(&classes).is_some());
+        assert_eq!(never("db-0").symmetry_problem(&[]), None, "nothing renamed");
     }
 
     #[test]
