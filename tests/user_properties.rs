@@ -293,12 +293,11 @@ fn the_declarative_built_ins_agree_with_the_built_ins_everywhere() {
 }
 
 /// PROP-5 on [`LARGE`], each profile's unreduced model explored to its end:
-/// `cargo test --release --test user_properties -- --ignored --nocapture` (it prints the
-/// states of each cell and the time it took). Its size, measured with `taintcheck check
-/// --config C --profile P --strategy dfs|bfs --reduction none --threads 1`: `three-pods` has
-/// 27,000,923 states under latest (2,056 s, 322 MB on a loaded 2-core machine), so about an
-/// hour and a half for its three profiles; `pods-and-nodes` 2,019,538 / 2,701,912 / 2,882,582
-/// under v1.18 / latest / fixed (49 / 93 / 117 s).
+/// `cargo test --release --test user_properties the_declarative_built_ins_agree_on_the_large
+/// -- --ignored --nocapture` (it prints the states of each cell and the time it took). On an
+/// idle 2-core machine: `three-pods` 24,478,696 / 27,000,923 / 31,225,278 states under v1.18 /
+/// latest / fixed (121 / 124 / 181 s), `pods-and-nodes` 2,019,538 / 2,701,912 / 2,882,582
+/// (6 / 9 / 10 s); about 7.5 minutes in all.
 #[test]
 #[ignore = "millions of states per profile: see the doc comment for the time it takes"]
 fn the_declarative_built_ins_agree_on_the_large_configurations() {
