@@ -3,13 +3,14 @@
 //! Spec: CORE-A5..CORE-A7, CORE-PRE.
 
 use super::context::Context;
-use super::effect::{Decision, Effect, EventKind, EventRecord, Note};
+use super::effect::{Decision, Effect, EventKind, EventRecord, Note, WorkId};
 use super::intake::PodItem;
 use super::timed_queue::{Entry, Immediate, KeyView, TimedQueue, WorkPhase};
 use super::ClusterView;
-use crate::api::{NodeName, Pod, PodKey, Taint};
+use crate::api::{NodeName, Pod, PodKey, Taint, Uid};
 use crate::matching::{verdict, TolerationTime, Verdict};
 use crate::profile::{DeadlinePolicy, ImmediatePath, Profile, WorkKeyPolicy};
+use crate::shared::Shared;
 use crate::small_map::SmallMap;
 use crate::time::Time;
 use std::sync::Arc;
@@ -17,6 +18,50 @@ use std::sync::Arc;
 /// Upstream `taintedNodes`: the NoExecute taints of every tainted node, never an empty list.
 /// Spec: CORE-S1.
 pub type TaintedNodes = SmallMap<NodeName, Arc<[Taint]>>;
+
+/// The timed queue as the handlers hold it: shared with other states (or oracle branches) until
+/// a handler changes it. Many decisions change nothing (a kept timer, a tolerated pod without a
+/// work, a pod bound elsewhere), so each write below copies the queue only when it would change
+/// it.
+pub type Queue = Shared<TimedQueue>;
+
+/// [`TimedQueue::cancel_work`]; without an entry under `key` it changes nothing and reports false.
+fn cancel_work(
+    queue: &mut Queue,
+    key: &KeyView<'_>,
+    profile: &Profile,
+    out: &mut Vec<Effect>,
+) -> bool {
+    queue.entry(key).is_some() && queue.make_mut().cancel_work(key, profile, out)
+}
+
+/// [`TimedQueue::cancel_pod`]; without an entry to cancel it changes nothing and reports false.
+fn cancel_pod(
+    queue: &mut Queue,
+    pod: &PodKey,
+    keep: Option<&Uid>,
+    profile: &Profile,
+    out: &mut Vec<Effect>,
+) -> bool {
+    queue.holds_pod(pod, keep) && queue.make_mut().cancel_pod(pod, keep, profile, out)
+}
+
+/// [`TimedQueue::add_work`]; `AddWork` skips a key that has an entry, changing nothing.
+fn add_work(
+    queue: &mut Queue,
+    key: &KeyView<'_>,
+    created_at: Time,
+    fire_at: Time,
+    immediate: Immediate,
+    out: &mut Vec<Effect>,
+) -> Option<WorkId> {
+    if queue.entry(key).is_some() {
+        return None;
+    }
+    queue
+        .make_mut()
+        .add_work(key, created_at, fire_at, immediate, out)
+}
 
 /// What `handleNodeUpdate`'s first phase found.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -29,30 +74,38 @@ pub enum NodeTaints {
 
 /// `handleNodeUpdate` phase 1: read the node from the cache and update `taintedNodes` under its
 /// lock (an empty list removes the entry). Spec: CORE-A5.
+/// The map is copied (if shared) only when the entry changes: most updates leave it as it was.
 #[doc(alias = "handleNodeUpdate")]
 pub fn update_tainted_nodes(
-    tainted: &mut TaintedNodes,
+    tainted: &mut Shared<TaintedNodes>,
     name: &NodeName,
     view: &impl ClusterView,
 ) -> NodeTaints {
     let Some(node) = view.node(name) else {
-        tainted.remove(name);
+        untaint(tainted, name);
         return NodeTaints::Gone;
     };
     let taints: Arc<[Taint]> = node.no_execute_taints().cloned().collect();
     if taints.is_empty() {
-        tainted.remove(name);
-    } else {
-        tainted.insert(name.clone(), taints.clone());
+        untaint(tainted, name);
+    } else if tainted.get(name) != Some(&taints) {
+        tainted.make_mut().insert(name.clone(), taints.clone());
     }
     NodeTaints::Taints(taints)
+}
+
+/// Removes `name`'s entry, copying the map only if it has one.
+fn untaint(tainted: &mut Shared<TaintedNodes>, name: &NodeName) {
+    if tainted.contains_key(name) {
+        tainted.make_mut().remove(name);
+    }
 }
 
 /// `handleNodeUpdate` phase 3, for one listed pod: the zero-taint short-circuit cancels (the
 /// guard that keeps CORE-PRE), otherwise `processPodOnNode` with the node's one `now` (the
 /// context's). Spec: CORE-A5.
 pub fn node_update_pod(
-    queue: &mut TimedQueue,
+    queue: &mut Queue,
     cx: Context<'_, impl ClusterView>,
     pod: &Pod,
     taints: &[Taint],
@@ -69,7 +122,7 @@ pub fn node_update_pod(
         if profile.work_key == WorkKeyPolicy::Uid && !listed_is_current {
             // The listed incarnation is gone from the cache: dropping its work is housekeeping,
             // and a "Cancelling deletion" event would name the pod now holding the name.
-            queue.cancel_work(&key, profile, out);
+            cancel_work(queue, &key, profile, out);
         } else {
             cancel_with_event(queue, profile, key, out);
         }
@@ -85,7 +138,7 @@ pub fn node_update_pod(
 /// Spec: CORE-A6.
 #[doc(alias = "handlePodUpdate")]
 pub fn handle_pod_update(
-    queue: &mut TimedQueue,
+    queue: &mut Queue,
     tainted: &TaintedNodes,
     cx: Context<'_, impl ClusterView>,
     item: &PodItem,
@@ -101,7 +154,7 @@ pub fn handle_pod_update(
         // Fixed design: works of earlier incarnations of this name are void (N5, N6). Dropping
         // them is housekeeping, not a cancellation of this pod's deletion, so no "Cancelling
         // deletion" event: the pod now holding the name may still be evicted (CANCEL-1).
-        queue.cancel_pod(&pod.key, Some(&pod.uid), profile, out);
+        cancel_pod(queue, &pod.key, Some(&pod.uid), profile, out);
     }
     if pod.node_name != item.node_name {
         out.push(note(&pod.key, Note::NotOurNode));
@@ -114,24 +167,24 @@ pub fn handle_pod_update(
 /// Upstream `cancelWorkWithEvent` for the pod `key`: every incarnation's entry except `keep`'s
 /// (under name keys the one entry). "Cancelling deletion" iff a cancel reported true.
 fn cancel_pod_with_event(
-    queue: &mut TimedQueue,
+    queue: &mut Queue,
     profile: &Profile,
     key: &PodKey,
     keep: Option<&Pod>,
     out: &mut Vec<Effect>,
 ) {
-    if queue.cancel_pod(key, keep.map(|p| &p.uid), profile, out) {
+    if cancel_pod(queue, key, keep.map(|p| &p.uid), profile, out) {
         out.push(cancel_event(key));
     }
 }
 
 fn cancel_with_event(
-    queue: &mut TimedQueue,
+    queue: &mut Queue,
     profile: &Profile,
     key: KeyView<'_>,
     out: &mut Vec<Effect>,
 ) {
-    if queue.cancel_work(&key, profile, out) {
+    if cancel_work(queue, &key, profile, out) {
         out.push(cancel_event(key.pod));
     }
 }
@@ -167,7 +220,7 @@ fn note(pod: &PodKey, note: Note) -> Effect {
 /// step 3 does. Spec: CORE-A7, PROFILE-10.
 #[doc(alias = "processPodOnNode")]
 pub fn process_pod_on_node(
-    queue: &mut TimedQueue,
+    queue: &mut Queue,
     cx: Context<'_, impl ClusterView>,
     pod: &Pod,
     taints: &[Taint],
@@ -202,7 +255,7 @@ pub fn process_pod_on_node(
                     ImmediatePath::TwoNows => immediate,
                     ImmediatePath::SameNow => Immediate::Nil,
                 };
-                queue.add_work(&key, now, now, immediate, out);
+                add_work(queue, &key, now, now, immediate, out);
                 Note::EvictNow
             }
             Verdict::Tolerated(TolerationTime::Forever) => {
@@ -224,7 +277,7 @@ pub fn process_pod_on_node(
                     start = created_at;
                     cancel_with_event(queue, profile, key, out);
                 }
-                match queue.add_work(&key, start, trigger, Immediate::Nil, out) {
+                match add_work(queue, &key, start, trigger, Immediate::Nil, out) {
                     Some(_) => Note::Scheduled { fire_at: trigger },
                     None => Note::AlreadyExisting,
                 }
@@ -240,7 +293,7 @@ pub fn process_pod_on_node(
 /// moved to `due`, earlier or later; a running one is left to its re-check; a missing or
 /// finished one is replaced by a new work due then (at once when `due` has passed).
 fn schedule_at(
-    queue: &mut TimedQueue,
+    queue: &mut Queue,
     key: KeyView<'_>,
     due: Time,
     now: Time,
@@ -257,15 +310,16 @@ fn schedule_at(
             if due == fire_at {
                 Note::KeptExisting { fire_at }
             } else {
-                queue.reschedule(&key, id, due, now, out);
+                queue.make_mut().reschedule(&key, id, due, now, out);
                 Note::Rescheduled { fire_at: due }
             }
         }
         // Running: it re-checks the caches before each request.
         Some((_, fire_at, false)) => Note::KeptExisting { fire_at },
         None => {
-            queue.forget(&key);
             let fire_at = due.max(now);
+            let queue = queue.make_mut();
+            queue.forget(&key);
             queue.add_work(&key, now, fire_at, Immediate::Nil, out);
             if fire_at == now {
                 Note::EvictNow

@@ -599,19 +599,32 @@ impl TimedQueue {
         profile: &Profile,
         out: &mut Vec<Effect>,
     ) -> bool {
-        let start = KeyView { pod, uid: None };
-        let keys: Vec<WorkKey> = self
-            .entries
-            .range_from(&start as &dyn AsKey)
-            .take_while(|(k, _)| k.pod == *pod)
-            .filter(|(k, _)| keep.is_none() || k.uid.as_ref() != keep)
-            .map(|(k, _)| k.clone())
-            .collect();
+        let keys: Vec<WorkKey> = self.pod_keys(pod, keep).cloned().collect();
         let mut any = false;
         for key in keys {
             any |= self.cancel_work(&key, profile, out);
         }
         any
+    }
+
+    /// Whether [`TimedQueue::cancel_pod`] with these arguments would find an entry to cancel:
+    /// without one it changes nothing, so a caller holding the queue shared need not copy it.
+    pub fn holds_pod(&self, pod: &PodKey, keep: Option<&Uid>) -> bool {
+        self.pod_keys(pod, keep).next().is_some()
+    }
+
+    /// The keys of `pod`'s entries except the one for UID `keep`, in key order.
+    fn pod_keys<'a>(
+        &'a self,
+        pod: &'a PodKey,
+        keep: Option<&'a Uid>,
+    ) -> impl Iterator<Item = &'a WorkKey> + 'a {
+        let start = KeyView { pod, uid: None };
+        self.entries
+            .range_from(&start as &dyn AsKey)
+            .take_while(move |(k, _)| k.pod == *pod)
+            .filter(move |(k, _)| keep.is_none() || k.uid.as_ref() != keep)
+            .map(|(k, _)| k)
     }
 
     /// The wrapped work function's map update once the work function returned, per

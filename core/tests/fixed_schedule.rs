@@ -7,6 +7,7 @@ use taintcheck_core::api::{Node, Taint, TaintEffect};
 use taintcheck_core::driver::Cluster;
 use taintcheck_core::handlers::process_pod_on_node;
 use taintcheck_core::profile::Profile;
+use taintcheck_core::shared::Shared;
 use taintcheck_core::time::Time;
 use taintcheck_core::timed_queue::{Entry, Immediate, KeyView, TimedQueue, WorkPhase};
 use taintcheck_core::Context;
@@ -20,7 +21,7 @@ fn a_finished_work_is_replaced_not_kept() {
     let profile = Profile::fixed();
     let arrivals = Arrivals::default();
     let taints = [Taint::new("t", "", TaintEffect::NoExecute)];
-    let mut queue = TimedQueue::new();
+    let mut queue = Shared::new(TimedQueue::new());
     let mut out = vec![];
     // The pod is gone from the caches; the node keeps its taint.
     let gone = Cluster {
@@ -53,7 +54,7 @@ fn a_finished_work_is_replaced_not_kept() {
     let old = queue.entry(&key).and_then(Entry::work).unwrap();
 
     assert!(work::start_work(
-        &mut queue,
+        queue.make_mut(),
         old,
         Context {
             profile: &profile,

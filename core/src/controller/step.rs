@@ -407,7 +407,7 @@ impl Controller {
         then: Option<PodItem>,
         view: &impl ClusterView,
     ) {
-        match handlers::update_tainted_nodes(self.tainted_nodes.make_mut(), &node, view) {
+        match handlers::update_tainted_nodes(&mut self.tainted_nodes, &node, view) {
             NodeTaints::Gone => {
                 self.node_queue.make_mut().done(&node);
                 self.shards.make_mut().get_mut(w).worker = after(then);
@@ -444,7 +444,7 @@ impl Controller {
                         now,
                     };
                     let decided = handlers::handle_pod_update(
-                        self.timed.make_mut(),
+                        &mut self.timed,
                         &self.tainted_nodes,
                         cx,
                         &pod,
@@ -487,7 +487,7 @@ impl Controller {
                         now: listed_at,
                     };
                     let decided = handlers::node_update_pod(
-                        self.timed.make_mut(),
+                        &mut self.timed,
                         cx,
                         &pods[next + pick],
                         &taints,

@@ -299,7 +299,7 @@ fn immediate_outcomes_offered_only_for_two_nows() {
 /// clocks (always later) do.
 #[test]
 fn equal_instant_keeps_the_timer_n8() {
-    let mut q = TimedQueue::new();
+    let mut q = crate::shared::Shared::new(TimedQueue::new());
     let p = pod("a", "node1", Some(10));
     let taints = [Taint::new("t", "", TaintEffect::NoExecute)];
     let mut out = vec![];

@@ -7,6 +7,7 @@ use crate::api::{Node, TaintEffect, Toleration, Uid};
 use crate::arrivals::Arrivals;
 use crate::driver::Cluster;
 use crate::effect::TimerId;
+use crate::shared::Shared;
 use crate::time::Duration;
 
 fn taint() -> Taint {
@@ -58,11 +59,11 @@ fn cx<'a>(
 }
 
 /// A queue holding a timer entry for `pod` under `profile`'s key, armed at 0 for 100 s.
-fn queue_with_timer(profile: &Profile, pod: &Pod) -> TimedQueue {
+fn queue_with_timer(profile: &Profile, pod: &Pod) -> Queue {
     let mut q = TimedQueue::new();
     let key = KeyView::new(profile.work_key, &pod.key, &pod.uid);
     q.add_work(&key, Time(0), Time(100_000), Immediate::Nil, &mut vec![]);
-    q
+    Shared::new(q)
 }
 
 fn cancel_events(out: &[Effect]) -> usize {
@@ -122,7 +123,8 @@ fn zero_taints_under_uid_keys_cancel_the_listed_incarnation_silently_once_replac
     for (view, events) in [(cluster(&[&listed]), 1), (cluster(&[&successor]), 0)] {
         let mut q = queue_with_timer(&fixed, &listed);
         let kept = KeyView::new(fixed.work_key, &successor.key, &successor.uid);
-        q.add_work(&kept, Time(0), Time(100_000), Immediate::Nil, &mut vec![]);
+        q.make_mut()
+            .add_work(&kept, Time(0), Time(100_000), Immediate::Nil, &mut vec![]);
         let mut out = vec![];
         let arrivals = Arrivals::default();
         let note = node_update_pod(
@@ -146,7 +148,7 @@ fn zero_taints_under_uid_keys_cancel_the_listed_incarnation_silently_once_replac
 
 /// `handlePodUpdate` at 5 ms for the item `ns/web-0` on `node`, with `node1` tainted.
 fn pod_update(
-    q: &mut TimedQueue,
+    q: &mut Queue,
     profile: &Profile,
     view: &Cluster,
     node: &str,
@@ -179,6 +181,43 @@ fn pod_update_leaves_a_pod_bound_elsewhere_alone() {
     assert_eq!(here, Some(kept));
     assert_eq!(cancel_events(&out), 0);
     assert_eq!(q.works().len(), 1);
+}
+
+/// A decision that changes nothing (a pod bound elsewhere, a timer kept, a pod tolerating the
+/// taint forever with no work to cancel) leaves the queue shared with its other holders: the
+/// handlers copy it only to change it. Decisions that change it still do, on the copy alone.
+#[test]
+fn a_decision_that_changes_nothing_leaves_the_queue_shared() {
+    let latest = Profile::latest();
+    let p = pod("u1", 10);
+    let view = cluster(&[&p]);
+    let mut q = queue_with_timer(&latest, &p);
+    let before = q.clone();
+    pod_update(&mut q, &latest, &view, "node2");
+    assert!(Shared::ptr_eq(&q, &before), "bound elsewhere");
+    pod_update(&mut q, &latest, &view, "node1");
+    assert!(Shared::ptr_eq(&q, &before), "timer kept");
+    let mut forever = pod("u1", 10);
+    forever.tolerations[0].seconds = None;
+    let mut empty = Queue::default();
+    let untouched = empty.clone();
+    let arrivals = Arrivals::default();
+    let cx = cx(&latest, &view, &arrivals, 5);
+    let note = process_pod_on_node(
+        &mut empty,
+        cx,
+        &forever,
+        &[taint()],
+        Immediate::Nil,
+        &mut vec![],
+    );
+    assert_eq!(note, Note::ToleratedForever);
+    assert!(Shared::ptr_eq(&empty, &untouched), "nothing to cancel");
+    let (gone, _) = pod_update(&mut q, &latest, &cluster(&[]), "node1");
+    assert_eq!(gone, None);
+    assert!(!Shared::ptr_eq(&q, &before), "a cancel copies");
+    assert!(q.entries().is_empty());
+    assert_eq!(before.works().len(), 1, "the other holder keeps its timer");
 }
 
 /// §4.2: a pod gone from the cache cancels its work, with the event when the cancel reports.
@@ -225,7 +264,7 @@ fn notes(out: &[Effect]) -> Vec<Note> {
 
 /// The fixed design (PROFILE-10) after the arrival record saw `t` on `node1` and `pod` there at
 /// 0: the deadline is 0 + its toleration.
-fn fixed_decision(q: &mut TimedQueue, p: &Pod, now: i64, out: &mut Vec<Effect>) -> Note {
+fn fixed_decision(q: &mut Queue, p: &Pod, now: i64, out: &mut Vec<Effect>) -> Note {
     let fixed = Profile::fixed();
     let view = cluster(&[p]);
     let mut arrivals = Arrivals::default();
@@ -245,7 +284,7 @@ fn fixed_decision(q: &mut TimedQueue, p: &Pod, now: i64, out: &mut Vec<Effect>) 
 /// another instant is moved there, earlier or later (T2, N9 fixed).
 #[test]
 fn fixed_keeps_an_armed_work_on_time_and_moves_it_otherwise() {
-    let mut q = TimedQueue::new();
+    let mut q = Queue::default();
     let mut out = vec![];
     let first = fixed_decision(&mut q, &pod("u1", 10), 1_000, &mut out);
     assert_eq!(
@@ -295,11 +334,11 @@ fn fixed_replaces_a_cancelled_or_finished_work_and_keeps_a_running_one() {
         (false, finished.clone(), true),
         (true, finished, true),
     ] {
-        let mut q = TimedQueue::new();
+        let mut q = Queue::default();
         let mut out = vec![];
         fixed_decision(&mut q, &p, 0, &mut out);
         let old = q.works().keys().next().copied().unwrap();
-        let mut work = q.work_mut(old).unwrap();
+        let mut work = q.make_mut().work_mut(old).unwrap();
         work.phase = phase.clone();
         work.cancelled = cancelled;
         drop(work);
@@ -323,7 +362,7 @@ fn fixed_replaces_a_cancelled_or_finished_work_and_keeps_a_running_one() {
             assert_eq!(q.works().len(), 1, "{case}");
         }
     }
-    let mut q = TimedQueue::new();
+    let mut q = Queue::default();
     let early = fixed_decision(&mut q, &p, 3_000, &mut vec![]);
     let due = Time(0).plus(Duration::from_secs(10));
     assert_eq!(early, Note::Scheduled { fire_at: due });

@@ -12,6 +12,7 @@ use crate::api_server::{self, StoredPod, Write};
 use crate::matching;
 use crate::shared::Shared;
 use crate::time::Time;
+use smallvec::SmallVec;
 
 /// A run's environment: the repertoire its configuration allows.
 pub(super) struct Environment<'a> {
@@ -33,7 +34,8 @@ impl Environment<'_> {
         let fault = cfg.allows(OpKind::FailNextCall) && !s.env.fail_next;
         // A watch expires at any instant too; one with nothing undelivered relists to nothing
         // new, so only a watch with events in flight (and past its initial list) may break.
-        let drops: Vec<Watched> = [
+        // On the stack: this runs for every state with budget left.
+        let drops: SmallVec<[Watched; 2]> = [
             (Watched::Nodes, s.nodes.pending.len(), s.nodes.unsynced),
             (Watched::Pods, s.pods.pending.len(), s.pods.unsynced),
         ]

@@ -160,6 +160,12 @@ pub(super) fn bounded_for(
         if p.deletion.is_some() || !selected(&p.pod.key) {
             return true; // Terminating: evicted, whether or not the object is gone (API-2).
         }
+        // The earliest eviction is never before `pod_since`: within the bound of that (or of
+        // the last change), the pod is in time whatever its node's taints say.
+        let pod_since = bound_since.max(floor);
+        if s.now <= pod_since.max(p.changed_at).plus(bound) {
+            return true;
+        }
         let Some(n) = s.api.nodes.get(node) else {
             return true;
         };
@@ -171,13 +177,7 @@ pub(super) fn bounded_for(
             clamped = n.taint_since.iter().map(|t| (*t).max(floor)).collect();
             &clamped[..]
         };
-        match earliest_eviction(
-            &n.node,
-            since,
-            &p.pod,
-            bound_since.max(floor),
-            comparison_operators,
-        ) {
+        match earliest_eviction(&n.node, since, &p.pod, pod_since, comparison_operators) {
             Some(at) => s.now <= at.max(p.changed_at).plus(bound),
             None => true,
         }
