@@ -98,6 +98,14 @@ impl<T: Ord + Clone> WorkQueue<T> {
         )
     }
 
+    /// True iff `item` was handed out and added since: [`WorkQueue::done`] queues it again.
+    pub fn requeues<Q: Ord + ?Sized>(&self, item: &Q) -> bool
+    where
+        T: std::borrow::Borrow<Q>,
+    {
+        self.marks.get(item) == Some(&Mark::ProcessingDirty)
+    }
+
     /// No key queued and none handed out.
     pub fn is_idle(&self) -> bool {
         self.marks.is_empty()

@@ -4,10 +4,11 @@
 //!
 //! Which actions may be ample is decided per kind ([`role`], [`reach`]: matches without a
 //! wildcard, so an action added later must be classified here to compile): the dispatchers'
-//! moves, a deletion work's start and continuation, and the API server's answer to a read. The
-//! conditions a state must meet are [`node_dispatch_ample`], [`pod_dispatch_ample`],
-//! [`work_step_ample`] and [`read_answer_ample`]; the argument that they give the four ample-set
-//! conditions is in specs/spec.md, "Partial-order reduction".
+//! moves, a deletion work's start and continuation, the API server's answer to a read, and the
+//! pod informer's delivery. The conditions a state must meet are [`node_dispatch_ample`],
+//! [`pod_dispatch_ample`], [`work_step_ample`], [`read_answer_ample`] and
+//! [`pod_delivery_ample`]; the argument that they give the four ample-set conditions is in
+//! specs/spec.md, "Partial-order reduction".
 
 use super::action::{Action, EnvOp};
 use super::config::OpKind;
@@ -15,7 +16,8 @@ use super::state::{Delta, SysState};
 use super::system::TaintSys;
 use crate::api::{NodeName, PodKey};
 use crate::core::{
-    shard_of, NodePhase, PodItem, RequestId, Step, Verb, Work, WorkId, WorkPhase, Worker,
+    pod_updated, shard_of, NodePhase, PodItem, RequestId, Step, Verb, Work, WorkId, WorkPhase,
+    Worker,
 };
 use crate::profile::CancelFlag;
 use smallvec::SmallVec;
@@ -70,6 +72,8 @@ enum Role {
     Work(WorkId),
     /// The API server's answer to a request: a candidate when the request is a read.
     Answer(RequestId),
+    /// The pod informer's delivery of its oldest event: a candidate.
+    PodDelivery,
     /// Never ample (visible, or dependent on too much to argue).
     Full,
 }
@@ -91,10 +95,10 @@ fn role(a: &Action) -> Role {
             | Step::CompleteWork(_) => Role::Full,
         },
         Action::ApiRespond(id) => Role::Answer(*id),
-        Action::Tick(_)
-        | Action::InformerDeliverNode
-        | Action::InformerDeliverPod
-        | Action::Env(_) => Role::Full,
+        Action::InformerDeliverPod => Role::PodDelivery,
+        // A node delivery is followed by a worker listing the node's pods, which reads every
+        // pod's cached object; the clock and the environment are visible.
+        Action::Tick(_) | Action::InformerDeliverNode | Action::Env(_) => Role::Full,
     }
 }
 
@@ -152,7 +156,8 @@ fn environment<'a>(model: &TaintSys, s: &SysState, actions: &'a [Action]) -> Env
 type Env<'a> = SmallVec<[Reach<'a>; 8]>;
 
 /// The index in `actions` (all the actions enabled in `s`) of an ample action, if `s` has one.
-/// Work steps and answers are candidates only with [`Reduction::Por`] (not with symmetry),
+/// Work steps, answers and deliveries are candidates only with [`Reduction::Por`] (not with
+/// symmetry),
 /// without user-defined properties (spec PROP-1),
 /// which may observe any event a work emits, and without a client rate limit (CORE-THROTTLE),
 /// whose one bucket makes every work's request depend on every other's.
@@ -167,6 +172,7 @@ pub(super) fn ample(model: &TaintSys, s: &SysState, actions: &[Action]) -> Optio
             Role::PodDispatch => pod_dispatch_ample(s, &env),
             Role::Work(id) => local && work_step_ample(model, s, id, &env),
             Role::Answer(id) => local && read_answer_ample(s, id, &env),
+            Role::PodDelivery => local && pod_delivery_ample(model, s, &env),
             Role::Full => false,
         };
         conditions && invisible(model, s, a)
@@ -244,63 +250,113 @@ fn works_wait(s: &SysState, which: impl Fn(WorkId, &Work) -> bool) -> bool {
         })
 }
 
+/// Pod `k`'s events in flight, if delivering each leaves the pod queue alone: an update of the
+/// same incarnation on the same node with the same tolerations, which the intake filter drops
+/// (CORE-A2), each compared with the object the cache holds by then. `false` if one is an add,
+/// a deletion, or a change the pod queue sees.
+fn silent_events(s: &SysState, k: &PodKey) -> bool {
+    let mut last = s.pods.cache.get(k).map(|p| &p.pod);
+    for d in s.pods.pending.iter() {
+        match d {
+            Delta::Upsert(p) if p.pod.key == *k => match last {
+                Some(old)
+                    if old.uid == p.pod.uid && pod_updated(Some(old), Some(&p.pod)).is_none() =>
+                {
+                    last = Some(&p.pod);
+                }
+                _ => return false,
+            },
+            Delta::Delete(key) if key == k => return false,
+            Delta::Upsert(_) | Delta::Delete(_) => {}
+        }
+    }
+    true
+}
+
+/// A pod whose isolation an ample candidate needs (see [`isolated`]).
+struct Scope<'a> {
+    /// The pod.
+    pod: &'a PodKey,
+    /// The nodes it is bound to, and for a work the node its attempt reads.
+    hosts: &'a [&'a NodeName],
+    /// The candidate's own work (a work step, an answer to its request).
+    own: Option<WorkId>,
+    /// The candidate reads the pod's cached object or arrival record (the fixed design's
+    /// re-check): then no event for the pod may be delivered before it, not even one the pod
+    /// queue drops.
+    reads_cache: bool,
+}
+
 /// Nothing but pod `k`'s own item (a dispatcher's move) or work `own` can touch `k`, or the
 /// nodes `hosts` it is bound to, before the clock moves: the one-pod isolation the pod
 /// dispatcher's, work and answer conditions share. An add of `k`'s item, a cancel or a new
 /// decision for `k`, a change of its API object or its cached objects, all need an event for
 /// `k` or one of its hosts: from the environment, or from the API server deleting or patching
 /// `k`, which needs a request of a work for `k`, which needs a due timer or `k` handled by a
-/// worker. So: no event for `k` in flight and none the environment can cause, no item for `k` on
-/// a channel or being handled, every other work for `k` waiting for a timer that is not due, no
-/// node item, node event or environment operation for a host, and no worker with `k` among its
-/// listed pods. The pod queue and the held pod item are the callers' to check.
-fn isolated(
-    s: &SysState,
-    k: &PodKey,
-    hosts: &[&NodeName],
-    env: &[Reach<'_>],
-    own: Option<WorkId>,
-) -> bool {
-    let c = &*s.ctrl;
-    let hosts = |n: &NodeName| hosts.contains(&n);
-    let same_pod = |p: &PodItem| p.key == *k;
+/// worker. So: no event for `k` in flight that the pod queue would see (none at all if the
+/// candidate reads `k`'s cache) and none the environment can cause, no item for `k` on a channel
+/// or being handled, every other work for `k` waiting for a timer that is not due, no node item,
+/// node event or environment operation for a host, and no worker with `k` among the listed pods
+/// it has still to process or about to list a host ([`handled`]). The pod queue and the held pod
+/// item are the callers' to check.
+fn isolated(s: &SysState, scope: &Scope<'_>, env: &[Reach<'_>]) -> bool {
+    let k = scope.pod;
     let in_flight = s.pods.pending.iter().any(|d| match d {
         Delta::Upsert(p) => p.pod.key == *k,
         Delta::Delete(key) => key == k,
-    });
+    }) && (scope.reads_cache || !silent_events(s, k));
     let env_reaches = env.iter().any(|r| match *r {
         Reach::Answers => false,
-        Reach::Node(n) => hosts(n),
+        Reach::Node(n) => scope.hosts.contains(&n),
         Reach::Pod(p) => p == k,
         Reach::Everything => true,
     });
-    let handled = c.shards().busy().any(|(_, sh)| {
+    !in_flight
+        && !env_reaches
+        && !handled(s, k, scope.hosts)
+        && !host_items(s, scope.hosts)
+        && works_wait(s, |id, w| w.key.pod == *k && Some(id) != scope.own)
+}
+
+/// A worker has, or will take from its channels, an item of pod `k` or of a node in `hosts`, or
+/// has `k` among the listed pods it has still to process. A worker past the listing of a host,
+/// without `k` among the pods left, reads nothing of `k` again, unless the host was added to the
+/// node queue meanwhile: its `Done` queues the host again, whose next handling lists `k`.
+fn handled(s: &SysState, k: &PodKey, hosts: &[&NodeName]) -> bool {
+    let hosts = |n: &NodeName| hosts.contains(&n);
+    let same_pod = |p: &PodItem| p.key == *k;
+    s.ctrl.shards().busy().any(|(_, sh)| {
         sh.pods.iter().any(same_pod)
             || sh.nodes.iter().any(hosts)
             || match &sh.worker {
                 Worker::Idle => false,
                 Worker::Draining { pod } => same_pod(pod),
                 Worker::Node { node, phase, then } => {
-                    hosts(node)
-                        || then.as_ref().is_some_and(same_pod)
+                    then.as_ref().is_some_and(same_pod)
                         || match phase {
-                            NodePhase::Updated { .. } => false,
-                            NodePhase::Pods { pods, .. } => pods.iter().any(|p| p.key == *k),
+                            NodePhase::Updated { .. } => hosts(node),
+                            NodePhase::Pods { pods, next, .. } => {
+                                pods.get(*next..)
+                                    .is_some_and(|rest| rest.iter().any(|p| p.key == *k))
+                                    || (hosts(node) && s.ctrl.node_queue().requeues(node))
+                            }
                         }
                 }
             }
-    });
-    let node_items = c.held().0.is_some_and(hosts)
+    })
+}
+
+/// A node item of a node in `hosts` is queued or held by the node dispatcher, or a node event
+/// for one is in flight.
+fn host_items(s: &SysState, hosts: &[&NodeName]) -> bool {
+    let c = &*s.ctrl;
+    let hosts = |n: &NodeName| hosts.contains(&n);
+    c.held().0.is_some_and(hosts)
         || c.node_queue().queued().any(hosts)
         || s.nodes.pending.iter().any(|d| match d {
             Delta::Upsert(n) => hosts(&n.node.name),
             Delta::Delete(n) => hosts(n),
-        });
-    !in_flight
-        && !env_reaches
-        && !handled
-        && !node_items
-        && works_wait(s, |id, w| w.key.pod == *k && Some(id) != own)
+        })
 }
 
 /// The nodes pod `k` is bound to in its cached object and its API object.
@@ -334,7 +390,13 @@ fn pod_dispatch_ample(s: &SysState, env: &[Reach<'_>]) -> bool {
         .is_some_and(|sh| sh.pods.len() < c.config().pod_channel_capacity);
     let mut hosts = bound_to(s, k);
     hosts.extend(i.node_name.as_ref());
-    room && !queued.any(|p| p.key == *k) && isolated(s, k, &hosts, env, None)
+    let scope = Scope {
+        pod: k,
+        hosts: &hosts,
+        own: None,
+        reads_cache: false,
+    };
+    room && !queued.any(|p| p.key == *k) && isolated(s, &scope, env)
 }
 
 /// No item for pod `k` is queued or held by the pod dispatcher.
@@ -384,8 +446,14 @@ fn work_step_ample(model: &TaintSys, s: &SysState, id: WorkId, env: &[Reach<'_>]
         | WorkPhase::Answered { .. }
         | WorkPhase::Finished { .. } => false,
     };
-    let k = &w.key.pod;
-    !excluded && no_pod_item(s, k) && isolated(s, k, &work_hosts(s, w), env, Some(id))
+    let hosts = work_hosts(s, w);
+    let scope = Scope {
+        pod: &w.key.pod,
+        hosts: &hosts,
+        own: Some(id),
+        reads_cache: model.profile.keeps_arrivals(),
+    };
+    !excluded && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
 }
 
 /// The answer to a read (`GET` of the pod or, in a live read, of its node) is ample: it writes
@@ -401,11 +469,52 @@ fn read_answer_ample(s: &SysState, id: RequestId, env: &[Reach<'_>]) -> bool {
         return false;
     };
     let fault = s.env.fail_next || env.iter().any(|r| matches!(r, Reach::Answers));
-    let k = &w.key.pod;
-    request.verb.is_read()
-        && !fault
+    let hosts = work_hosts(s, w);
+    let scope = Scope {
+        pod: &w.key.pod,
+        hosts: &hosts,
+        own: Some(work),
+        reads_cache: false,
+    };
+    request.verb.is_read() && !fault && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
+}
+
+/// The pod informer's delivery of its oldest event, for pod `k`, is ample: it writes `k`'s cached
+/// object (and, in the fixed design, its arrival record) and adds at most `k`'s item to the pod
+/// queue. Nothing reads them before it: no item of `k` is queued, held, on a channel or handled
+/// (so the item it adds is neither queued nor processed: it goes to the queue's tail, which
+/// commutes with the dispatcher's take of the head), no worker has `k` among the pods it has
+/// still to process, and no node item, node event or environment operation concerns a node the
+/// listing of which would show `k` (its cached node and the event's), so no worker lists them;
+/// in the fixed design, whose works re-check the cache, every work for `k` waits for a timer
+/// that is not due. Later events, from the environment or from answers, go behind it; only a
+/// relist or a restart replaces the stream.
+fn pod_delivery_ample(model: &TaintSys, s: &SysState, env: &[Reach<'_>]) -> bool {
+    let Some(head) = s.pods.pending.iter().next() else {
+        return false;
+    };
+    let (k, event_node) = match head {
+        Delta::Upsert(p) => (&p.pod.key, p.pod.node_name.as_ref()),
+        Delta::Delete(key) => (key, None),
+    };
+    let mut hosts: SmallVec<[&NodeName; 4]> = s
+        .pods
+        .cache
+        .get(k)
+        .and_then(|p| p.pod.node_name.as_ref())
+        .into_iter()
+        .collect();
+    hosts.extend(event_node);
+    let env_reaches = env.iter().any(|r| match *r {
+        Reach::Answers | Reach::Pod(_) => false,
+        Reach::Node(n) => hosts.contains(&n),
+        Reach::Everything => true,
+    });
+    !env_reaches
         && no_pod_item(s, k)
-        && isolated(s, k, &work_hosts(s, w), env, Some(work))
+        && !handled(s, k, &hosts)
+        && !host_items(s, &hosts)
+        && (!model.profile.keeps_arrivals() || works_wait(s, |_, w| w.key.pod == *k))
 }
 
 /// Keeps only the ample action of `actions` if `s` has one.
@@ -583,6 +692,118 @@ mod tests {
             por_total < full_total,
             "the reduction never removed a state: {full_total} -> {por_total}"
         );
+    }
+
+    /// The kind of an action, for [`states_without_ample_move`].
+    fn kind(s: &SysState, a: &Action) -> &'static str {
+        match a {
+            Action::Controller(step) => match step {
+                Step::DispatchNode => "DispatchNode",
+                Step::DispatchPod => "DispatchPod",
+                Step::WorkerTakeNode(_) => "WorkerTakeNode",
+                Step::WorkerTakePod(_) => "WorkerTakePod",
+                Step::WorkerContinue { worker, .. } => {
+                    match s.ctrl.shards().get(*worker).map(|sh| &sh.worker) {
+                        Some(Worker::Draining { .. }) => "WorkerContinue(draining)",
+                        Some(Worker::Node {
+                            phase: NodePhase::Updated { .. },
+                            ..
+                        }) => "WorkerContinue(list)",
+                        Some(Worker::Node { .. }) => "WorkerContinue(pod)",
+                        _ => "WorkerContinue(?)",
+                    }
+                }
+                Step::FireTimer(_) => "FireTimer",
+                Step::StartWork(_) => "StartWork",
+                Step::ContinueWork(_) => "ContinueWork",
+                Step::CompleteWork(_) => "CompleteWork",
+            },
+            Action::ApiRespond(id) => {
+                let read =
+                    s.ctrl
+                        .timed_queue()
+                        .works()
+                        .get(&WorkId(id.0))
+                        .is_some_and(|w| match &w.phase {
+                            WorkPhase::Requesting { request, .. } => request.verb.is_read(),
+                            _ => false,
+                        });
+                if read {
+                    "ApiRespond(read)"
+                } else {
+                    "ApiRespond(write)"
+                }
+            }
+            Action::Tick(_) => "Tick",
+            Action::InformerDeliverNode => "DeliverNode",
+            Action::InformerDeliverPod => "DeliverPod",
+            Action::Env(_) => "Env",
+        }
+    }
+
+    /// MODEL-POR measurement (not a check): walks the reduced model of `three-pods` budget 1
+    /// and `default --pods 3 --budget 2` (profile latest) depth first and counts the states
+    /// that have no ample move, by the kinds of action enabled in them. Run with
+    /// `cargo test --release -p taintcheck-model --lib states_without_ample_move -- --ignored
+    /// --nocapture`.
+    #[test]
+    #[ignore = "a measurement, minutes long"]
+    fn states_without_ample_move() {
+        use crate::check::config::Overrides;
+        use std::collections::BTreeMap;
+        let cases: [(&str, u8, Option<usize>); 2] =
+            [("three-pods", 1, None), ("default", 2, Some(3))];
+        for (name, budget, pods) in cases {
+            let mut config = CheckConfig::builtin(name).expect("built-in config");
+            config
+                .apply(&Overrides {
+                    pods,
+                    budget: Some(budget),
+                    ..Overrides::default()
+                })
+                .expect("valid overrides");
+            let model = TaintSys {
+                reduction: Reduction::Por,
+                ..TaintSys::new(Profile::latest(), config)
+            };
+            let mut seen = HashSet::new();
+            let mut stack = model.init_states();
+            let (mut states, mut full) = (0u64, 0u64);
+            let mut by_kind: BTreeMap<&str, u64> = BTreeMap::new();
+            let mut only_full: BTreeMap<String, u64> = BTreeMap::new();
+            while let Some(s) = stack.pop() {
+                if !seen.insert(hash(&s)) {
+                    continue;
+                }
+                states += 1;
+                let actions = enabled(&model, &s);
+                let ample = ample(&model, &s, &actions);
+                if ample.is_none() && actions.len() > 1 {
+                    full += 1;
+                    let kinds: std::collections::BTreeSet<&str> =
+                        actions.iter().map(|a| kind(&s, a)).collect();
+                    for k in &kinds {
+                        *by_kind.entry(k).or_default() += 1;
+                    }
+                    let set: Vec<&str> = kinds.into_iter().collect();
+                    *only_full.entry(set.join(" ")).or_default() += 1;
+                }
+                let chosen: Vec<Action> = match ample {
+                    Some(i) => vec![actions[i].clone()],
+                    None => actions,
+                };
+                stack.extend(chosen.into_iter().filter_map(|a| model.next_state(&s, a)));
+            }
+            println!("{name} budget {budget} pods {pods:?}: {states} states, {full} with >1 action and no ample move");
+            for (k, n) in &by_kind {
+                println!("  {k}: enabled in {n}");
+            }
+            let mut sets: Vec<_> = only_full.into_iter().collect();
+            sets.sort_by_key(|set| std::cmp::Reverse(set.1));
+            for (set, n) in sets.iter().take(15) {
+                println!("  {n}: {set}");
+            }
+        }
     }
 
     /// MODEL-POR, CHECK-2: BFS reports the same counterexamples and examples, step for step,
