@@ -81,6 +81,91 @@ fn three_parts_merged_are_the_single_run() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Each part's report says the reduction it explored under, and the merged report keeps it.
+#[test]
+fn a_part_says_its_reduction() {
+    for (extra, named) in [
+        (&[][..], "por"),
+        (&["--reduction", "none"][..], "none"),
+        (&["--strategy", "dfs", "--symmetry"][..], "por-dispatchers"),
+    ] {
+        let mut args = vec![
+            "check",
+            "--config",
+            "default",
+            "--partition",
+            "1/2",
+            "--json",
+        ];
+        args.extend(extra);
+        let o = taintcheck(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(json(&o)["reduction"], named, "{args:?}");
+    }
+}
+
+/// The tutorial's configuration with declared properties, split in 2 and 3 parts, merges to
+/// the single run's verdicts and counterexamples; parts reporting different properties do not.
+#[test]
+fn parts_with_declared_properties_merge_to_the_single_run() {
+    const POLICY: &str = "docs/tutorial/policy.yaml";
+    let d = dir("merge-policy");
+    let single = taintcheck(&["check", "--config", POLICY, "--json"]);
+    assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
+    let single = json(&single);
+    let props = |v: &Value| v["properties"].as_array().unwrap().clone();
+    for count in [2, 3] {
+        let mut files = Vec::new();
+        for i in 0..count {
+            let part = format!("{i}/{count}");
+            let o = taintcheck(&["check", "--config", POLICY, "--partition", &part, "--json"]);
+            assert_eq!(o.status.code(), Some(0), "{part}: {}", stderr(&o));
+            let file = d.join(format!("part-{i}-of-{count}.json"));
+            std::fs::write(&file, &o.stdout).unwrap();
+            files.push(file.display().to_string());
+        }
+        let mut args = vec!["merge", "--json"];
+        args.extend(files.iter().map(String::as_str));
+        let merged = taintcheck(&args);
+        assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+        let merged = json(&merged);
+        assert_eq!(merged["reduction"], single["reduction"]);
+        let (s, m) = (props(&single), props(&merged));
+        assert_eq!(s.len(), m.len(), "N={count}: every property is merged");
+        assert!(m.iter().any(|p| p["name"] == "db-keeps-10m"));
+        for (s, m) in s.iter().zip(&m) {
+            assert_eq!(s["name"], m["name"]);
+            assert_eq!(s["status"], m["status"], "N={count}: {}", s["name"]);
+            for path in ["counterexample", "example"] {
+                assert_eq!(
+                    s[path]["action_path"], m[path]["action_path"],
+                    "N={count}: {}'s {path}",
+                    s["name"]
+                );
+            }
+        }
+        if count == 2 {
+            let mut lacking: Value =
+                serde_json::from_slice(&std::fs::read(&files[1]).unwrap()).unwrap();
+            let mut ps = props(&lacking);
+            ps.retain(|p| p["name"] != "daemons-stay");
+            lacking["properties"] = Value::Array(ps);
+            std::fs::write(&files[1], lacking.to_string()).unwrap();
+            let o = taintcheck(&["merge", &files[0], &files[1]]);
+            assert_eq!(o.status.code(), Some(2));
+            let err = stderr(&o);
+            assert!(
+                err.contains(&format!(
+                    "{}: properties: property \"daemons-stay\": Required value",
+                    files[1]
+                )),
+                "{err}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn partition_usage_errors_exit_2() {
     for (args, message) in [

@@ -273,7 +273,7 @@ pub fn run(args: CheckArgs) -> Outcome {
     };
     let report = match args.partition {
         Some(part) => {
-            partition::check_options(&opts, &model).map_err(Failure::Usage)?;
+            partition::check_options(&opts).map_err(Failure::Usage)?;
             partition::run(model, &opts, part, progress)
         }
         None => run::run(model, &opts, progress),

@@ -2,7 +2,12 @@
 //! [`merge`] combines the N reports into the verdicts of the whole run. Spec: CHECK-6
 //! (specs/spec.md, "Scaling out").
 //!
-//! The cut: every part walks the state graph breadth-first from the initial state, in the
+//! Every part explores the graph a single run with the same options explores: reduced as
+//! `--reduction` says (`run::reduced`, one decision for both). The reduced graph is a fixed
+//! graph (the ample choice reads the state alone, MODEL-POR), so everything below holds of it,
+//! and it has the full model's verdicts.
+//!
+//! The cut: every part walks that graph breadth-first from the initial state, in the
 //! model's deterministic action order, until a level holds at least [`ROOTS_PER_PART`] states
 //! per part (or the graph ends, or [`PREFIX_LIMIT`] states lie above the level). The states
 //! above the cut (the prefix) are judged by every part; the states of the cut's level are
@@ -13,10 +18,13 @@
 //! explored by both (the price of needing no communication between parts).
 //!
 //! Paths found in a share start at a root; the prefix's parent links extend them back to the
-//! initial state, so every counterexample is a path of the whole model, and BFS's shortest
-//! pass ([`super::shortest`]) runs on the whole model, as in a single run.
+//! initial state, so every counterexample is a path of the whole (reduced) model, and BFS's
+//! shortest pass ([`super::shortest`]) runs on the whole unreduced model, as in a single run.
+//! Every property the model has is shared, the user-defined ones too; [`merge`] combines
+//! whatever properties the parts report, the same in every part.
 
 use super::action::Action;
+use super::properties::custom::MAX_CUSTOM;
 use super::properties::PROPERTIES;
 use super::run::{self, Explored, PropertyReport, Report, RunOptions, Status, Strategy};
 use super::shortest::{self, discovered, fingerprint, Parents};
@@ -187,8 +195,8 @@ fn condition<const I: usize>(share: &Share, s: &SysState) -> bool {
     (share.conditions[I])(&share.model, s)
 }
 
-/// One [`condition`] per property index.
-const CONDITIONS: [fn(&Share, &SysState) -> bool; 24] = [
+/// One [`condition`] per property index: the built-ins, then the user-defined ones.
+const CONDITIONS: [fn(&Share, &SysState) -> bool; 32] = [
     condition::<0>,
     condition::<1>,
     condition::<2>,
@@ -213,8 +221,16 @@ const CONDITIONS: [fn(&Share, &SysState) -> bool; 24] = [
     condition::<21>,
     condition::<22>,
     condition::<23>,
+    condition::<24>,
+    condition::<25>,
+    condition::<26>,
+    condition::<27>,
+    condition::<28>,
+    condition::<29>,
+    condition::<30>,
+    condition::<31>,
 ];
-const _: () = assert!(PROPERTIES.len() <= CONDITIONS.len());
+const _: () = assert!(PROPERTIES.len() + MAX_CUSTOM <= CONDITIONS.len());
 
 impl Model for Share {
     type State = SysState;
@@ -258,6 +274,8 @@ pub fn run(
     part: Partition,
     progress: impl FnMut(usize, usize, usize) + Send,
 ) -> Report {
+    // The cut and the share are made in the graph the single run explores: the reduced one.
+    let model = run::reduced(model, opts);
     let cut = Cut::new(&model, part.count);
     let cut_states = cut.level.len();
     let roots: Vec<SysState> = cut
@@ -321,14 +339,7 @@ pub fn run(
 }
 
 /// The options a partitioned run refuses, as a usage error message.
-pub fn check_options(opts: &RunOptions, model: &TaintSys) -> Result<(), String> {
-    if !model.custom.is_empty() {
-        return Err(
-            "--partition: not with user-defined properties (`merge` combines the \
-                    built-in ones only)"
-                .into(),
-        );
-    }
+pub fn check_options(opts: &RunOptions) -> Result<(), String> {
     if opts.strategy == Strategy::Simulation {
         return Err(
             "--partition: needs --strategy bfs or dfs (a simulation has no \
@@ -340,9 +351,10 @@ pub fn check_options(opts: &RunOptions, model: &TaintSys) -> Result<(), String> 
 }
 
 /// Combines the `--json` reports of the N parts of one partitioned run (each `(file, report)`)
-/// into the report of the whole run: a property is discovered if some part discovered it, and
-/// holds (has no example) if every part completed without; each path is the shortest any part
-/// found (the lowest part on a tie). Counts are sums, `max_depth` and `seconds` maxima.
+/// into the report of the whole run. Every part must report the same properties (built-in and
+/// user-defined); a property is discovered if some part discovered it, and holds (has no
+/// example) if every part completed without; each path is the shortest any part found (the
+/// lowest part on a tie). Counts are sums, `max_depth` and `seconds` maxima.
 pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
     let mut by_index: BTreeMap<u64, (&str, &Map<String, Value>)> = BTreeMap::new();
     let mut first: Option<(&str, &Map<String, Value>)> = None;
@@ -359,7 +371,7 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
         let index = partition.get("index").and_then(Value::as_u64);
         let index = index.ok_or_else(|| format!("{file}: partition.index: Required value"))?;
         if let Some((first_file, f)) = first {
-            for key in ["profile", "config", "strategy", "symmetry"] {
+            for key in ["profile", "config", "strategy", "symmetry", "reduction"] {
                 if r.get(key) != f.get(key) {
                     return Err(format!(
                         "{file}: {key}: Invalid value: {} (the part in {first_file} has {})",
@@ -422,21 +434,25 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
             .filter_map(|(_, r)| r[key].as_f64())
             .fold(0.0, f64::max)
     };
+    let lines = reports
+        .iter()
+        .map(|(file, r)| lines(file, r))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (first_file, catalogue) = (reports[0].0, &lines[0]);
+    for ((file, _), theirs) in reports.iter().zip(&lines).skip(1) {
+        same_properties(first_file, catalogue, file, theirs)?;
+    }
     let mut properties = Vec::new();
-    for p in PROPERTIES {
+    for p in catalogue {
         let path_key = if p.always {
             "counterexample"
         } else {
             "example"
         };
         let mut shortest: Option<&Value> = None;
-        for (file, r) in &reports {
-            let line = r
-                .get("properties")
-                .and_then(Value::as_array)
-                .and_then(|ps| ps.iter().find(|q| q["name"] == p.name))
-                .ok_or_else(|| format!("{file}: properties: no property \"{}\"", p.name))?;
-            let path = line.get(path_key).filter(|v| !v.is_null());
+        for part in &lines {
+            let line = part.iter().find(|q| q.name == p.name).map(|q| q.line);
+            let path = line.and_then(|l| l.get(path_key)).filter(|v| !v.is_null());
             if let Some(path) = path {
                 let len = |v: &Value| v["steps"].as_array().map_or(usize::MAX, Vec::len);
                 if shortest.is_none_or(|s| len(path) < len(s)) {
@@ -446,8 +462,8 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
         }
         let path = shortest.cloned();
         properties.push(PropertyReport {
-            name: p.name,
-            id: p.id,
+            name: p.name.to_string(),
+            id: p.id.to_string(),
             kind: if p.always { "always" } else { "sometimes" },
             status: Status::of(p.always, path.is_some(), complete),
             counterexample: path.clone().filter(|_| p.always),
@@ -459,6 +475,7 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
         config: f["config"].clone(),
         strategy: f["strategy"].clone(),
         symmetry: f["symmetry"].clone(),
+        reduction: f["reduction"].clone(),
         parts: count,
         states: sum("states"),
         unique_states: sum("unique_states"),
@@ -472,7 +489,8 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
 /// The merged report: `check --json`'s shape, with `parts` for `partition`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Merged {
-    /// The parts' profile, configuration, strategy and symmetry (the same in every part).
+    /// The parts' profile, configuration, strategy, symmetry and reduction (the same in every
+    /// part).
     pub profile: Value,
     /// See `profile`.
     pub config: Value,
@@ -480,6 +498,8 @@ pub struct Merged {
     pub strategy: Value,
     /// See `profile`.
     pub symmetry: Value,
+    /// See `profile`.
+    pub reduction: Value,
     /// How many parts were merged.
     pub parts: u64,
     /// Sums over the parts (the prefix, and states reachable from several shares, count once
@@ -493,8 +513,97 @@ pub struct Merged {
     pub seconds: f64,
     /// Every part explored its whole share.
     pub complete: bool,
-    /// One line per property, in [`PROPERTIES`] order.
-    pub properties: Vec<PropertyReport<Value>>,
+    /// One line per property the parts report, in the first part's order (the built-ins in
+    /// [`PROPERTIES`] order, then the user-defined ones).
+    pub properties: Vec<PropertyReport<Value, String>>,
+}
+
+/// A property line of a part's report.
+struct Line<'a> {
+    name: &'a str,
+    id: &'a str,
+    /// `kind` is `always` (else `sometimes`).
+    always: bool,
+    line: &'a Map<String, Value>,
+}
+
+/// The property lines of `file`'s report `r`, in its order.
+fn lines<'a>(file: &str, r: &'a Map<String, Value>) -> Result<Vec<Line<'a>>, String> {
+    let listed = r
+        .get("properties")
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("{file}: properties: Required value"))?;
+    let mut lines: Vec<Line<'a>> = Vec::with_capacity(listed.len());
+    for (i, p) in listed.iter().enumerate() {
+        let line = p
+            .as_object()
+            .ok_or_else(|| format!("{file}: properties[{i}]: expected an object"))?;
+        let field = |key: &str| {
+            line.get(key)
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("{file}: properties[{i}].{key}: Required value"))
+        };
+        let (name, id) = (field("name")?, field("id")?);
+        let always = match field("kind")? {
+            "always" => true,
+            "sometimes" => false,
+            other => {
+                return Err(format!(
+                    "{file}: properties[{i}].kind: Unsupported value: {other:?}: expected \
+                     \"always\" or \"sometimes\""
+                ))
+            }
+        };
+        if lines.iter().any(|l| l.name == name) {
+            return Err(format!(
+                "{file}: properties[{i}].name: Duplicate value: {name:?}"
+            ));
+        }
+        lines.push(Line {
+            name,
+            id,
+            always,
+            line,
+        });
+    }
+    Ok(lines)
+}
+
+/// `theirs` (the lines of the part in `file`) names the properties `ours` (the lines of the
+/// part in `first`) names, each with the same id and kind: parts of one run check one
+/// catalogue, so a property one part lacks has no verdict.
+fn same_properties(first: &str, ours: &[Line], file: &str, theirs: &[Line]) -> Result<(), String> {
+    let kind = |l: &Line| if l.always { "always" } else { "sometimes" };
+    for (i, t) in theirs.iter().enumerate() {
+        let Some(o) = ours.iter().find(|o| o.name == t.name) else {
+            return Err(format!(
+                "{file}: properties[{i}]: property {:?} is not in the part in {first} (not the \
+                 same properties)",
+                t.name
+            ));
+        };
+        if (o.id, o.always) != (t.id, t.always) {
+            return Err(format!(
+                "{file}: properties[{i}]: property {:?}: Invalid value: {} with id {:?} (the \
+                 part in {first} has {} with id {:?})",
+                t.name,
+                kind(t),
+                t.id,
+                kind(o),
+                o.id
+            ));
+        }
+    }
+    if let Some(o) = ours
+        .iter()
+        .find(|o| theirs.iter().all(|t| t.name != o.name))
+    {
+        return Err(format!(
+            "{file}: properties: property {:?}: Required value (the part in {first} reports it)",
+            o.name
+        ));
+    }
+    Ok(())
 }
 
 /// A JSON value in a message, short.

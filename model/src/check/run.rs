@@ -166,14 +166,14 @@ impl Status {
     }
 }
 
-/// One line of the report; `P`, the path, is a [`Trace`] (a `merge`d report keeps the JSON a
-/// part wrote).
+/// One line of the report; `P`, the path, is a [`Trace`], and `N`, a name, the model's (a
+/// `merge`d report keeps the JSON and the names the parts wrote).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PropertyReport<P = Trace> {
+pub struct PropertyReport<P = Trace, N = &'static str> {
     /// The property's name.
-    pub name: &'static str,
-    /// Its spec id (`EVICT-1`, `SOME-3`, ...).
-    pub id: &'static str,
+    pub name: N,
+    /// Its spec id (`EVICT-1`, `SOME-3`, ...; a user-defined property's name).
+    pub id: N,
     /// `always` or `sometimes`.
     pub kind: &'static str,
     /// Its outcome.
@@ -184,7 +184,7 @@ pub struct PropertyReport<P = Trace> {
     pub example: Option<P>,
 }
 
-impl<P> PropertyReport<P> {
+impl<P, N> PropertyReport<P, N> {
     /// The counterexample or the example, whichever it has.
     pub fn path(&self) -> Option<&P> {
         self.counterexample.as_ref().or(self.example.as_ref())
@@ -250,13 +250,20 @@ pub fn run(
     opts: &RunOptions,
     progress: impl FnMut(usize, usize, usize) + Send,
 ) -> Report {
+    let model = reduced(model, opts);
+    let explored = explore(model.clone(), opts, progress);
+    report(&model, opts, explored, None)
+}
+
+/// `model` under the reduction a run with `opts` explores (a whole run and every part of a
+/// partitioned one, [`super::partition`]): `--reduction` as given (spec MODEL-POR), narrowed
+/// to the dispatchers' moves with symmetry ([`Reduction::PorDispatchers`]).
+pub(super) fn reduced(model: TaintSys, opts: &RunOptions) -> TaintSys {
     let reduction = match opts.reduction {
         Reduction::Por if opts.symmetry => Reduction::PorDispatchers,
         r => r,
     };
-    let model = TaintSys { reduction, ..model };
-    let explored = explore(model.clone(), opts, progress);
-    report(&model, opts, explored, None)
+    TaintSys { reduction, ..model }
 }
 
 /// What an exploration found, before its paths are made short and described.
