@@ -5,7 +5,8 @@ mod cli_support;
 
 use cli_support::{stderr, stdout, taintcheck};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Output;
 
 /// A fresh directory for one test's files.
 fn dir(name: &str) -> PathBuf {
@@ -19,25 +20,16 @@ fn json(o: &std::process::Output) -> Value {
     serde_json::from_str(&stdout(o)).expect("the output is JSON")
 }
 
-#[test]
-fn three_parts_merged_are_the_single_run() {
-    let d = dir("merge");
-    let single = taintcheck(&["check", "--config", "timer-vs-cancel", "--json"]);
-    assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
+/// Runs the `count` parts of `config` (`check --partition I/N --json`) into files under `d`, and
+/// `merge --json` on them: the files, and merge's output (exit 0).
+fn split_and_merge(d: &Path, config: &str, count: usize) -> (Vec<String>, Output) {
     let mut files = Vec::new();
-    for i in 0..3 {
-        let part = format!("{i}/3");
-        let o = taintcheck(&[
-            "check",
-            "--config",
-            "timer-vs-cancel",
-            "--partition",
-            &part,
-            "--json",
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for i in 0..count {
+        let part = format!("{i}/{count}");
+        let o = taintcheck(&["check", "--config", config, "--partition", &part, "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{part}: {}", stderr(&o));
         assert_eq!(json(&o)["partition"]["index"], i);
-        let file = d.join(format!("part-{i}.json"));
+        let file = d.join(format!("part-{i}-of-{count}.json"));
         std::fs::write(&file, &o.stdout).unwrap();
         files.push(file.display().to_string());
     }
@@ -45,6 +37,15 @@ fn three_parts_merged_are_the_single_run() {
     args.extend(files.iter().map(String::as_str));
     let merged = taintcheck(&args);
     assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+    (files, merged)
+}
+
+#[test]
+fn three_parts_merged_are_the_single_run() {
+    let d = dir("merge");
+    let single = taintcheck(&["check", "--config", "timer-vs-cancel", "--json"]);
+    assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
+    let (files, merged) = split_and_merge(&d, "timer-vs-cancel", 3);
     let (single, merged_json) = (json(&single), json(&merged));
     assert_eq!(merged_json["parts"], 3);
     let props = |v: &Value| v["properties"].as_array().unwrap().clone();
@@ -81,7 +82,7 @@ fn three_parts_merged_are_the_single_run() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// Each part's report says the reduction it explored under, and the merged report keeps it.
+/// Each part's report says the reduction it explored under.
 #[test]
 fn a_part_says_its_reduction() {
     for (extra, named) in [
@@ -115,19 +116,7 @@ fn parts_with_declared_properties_merge_to_the_single_run() {
     let single = json(&single);
     let props = |v: &Value| v["properties"].as_array().unwrap().clone();
     for count in [2, 3] {
-        let mut files = Vec::new();
-        for i in 0..count {
-            let part = format!("{i}/{count}");
-            let o = taintcheck(&["check", "--config", POLICY, "--partition", &part, "--json"]);
-            assert_eq!(o.status.code(), Some(0), "{part}: {}", stderr(&o));
-            let file = d.join(format!("part-{i}-of-{count}.json"));
-            std::fs::write(&file, &o.stdout).unwrap();
-            files.push(file.display().to_string());
-        }
-        let mut args = vec!["merge", "--json"];
-        args.extend(files.iter().map(String::as_str));
-        let merged = taintcheck(&args);
-        assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+        let (files, merged) = split_and_merge(&d, POLICY, count);
         let merged = json(&merged);
         assert_eq!(merged["reduction"], single["reduction"]);
         let (s, m) = (props(&single), props(&merged));

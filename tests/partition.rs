@@ -105,18 +105,25 @@ fn assert_same(what: &str, single: &Report, m: &Merged, same_paths: bool) {
     }
 }
 
+/// For every configuration of [`CONFIGS`] under `latest`, N = 2 and 3, the merged verdicts of
+/// the parts run with `o` are the single run's (with `same_paths`, every path too).
+fn every_config_merges_to_the_single_run(o: &RunOptions, same_paths: bool) {
+    for config in CONFIGS {
+        let m = model("latest", config);
+        let single = run(m.clone(), o, |_, _, _| {});
+        for count in [2, 3] {
+            let (strategy, reduction) = (o.strategy.name(), o.reduction.name());
+            let what = format!("latest/{config} {strategy} {reduction} N={count}");
+            assert_same(&what, &single, &merged(&m, o, count), same_paths);
+        }
+    }
+}
+
 #[test]
 fn bfs_parts_merged_are_the_single_run_with_its_shortest_counterexamples() {
     for reduction in REDUCTIONS {
         let o = opts(Strategy::Bfs, false, reduction);
-        for config in CONFIGS {
-            let m = model("latest", config);
-            let single = run(m.clone(), &o, |_, _, _| {});
-            for count in [2, 3] {
-                let what = format!("latest/{config} bfs {} N={count}", reduction.name());
-                assert_same(&what, &single, &merged(&m, &o, count), true);
-            }
-        }
+        every_config_merges_to_the_single_run(&o, true);
         for profile in ["v1.18", "fixed"] {
             let m = model(profile, "default");
             let single = run(m.clone(), &o, |_, _, _| {});
@@ -130,14 +137,7 @@ fn bfs_parts_merged_are_the_single_run_with_its_shortest_counterexamples() {
 fn dfs_parts_merged_have_the_single_runs_verdicts() {
     for reduction in REDUCTIONS {
         let o = opts(Strategy::Dfs, false, reduction);
-        for config in CONFIGS {
-            let m = model("latest", config);
-            let single = run(m.clone(), &o, |_, _, _| {});
-            for count in [2, 3] {
-                let what = format!("latest/{config} dfs {} N={count}", reduction.name());
-                assert_same(&what, &single, &merged(&m, &o, count), false);
-            }
-        }
+        every_config_merges_to_the_single_run(&o, false);
         let m = model("v1.18", "default");
         let o = opts(Strategy::Dfs, true, reduction);
         let single = run(m.clone(), &o, |_, _, _| {});
