@@ -6,6 +6,9 @@
 //! state hashes only the part that changed. The kept hash is a plain atomic word, not a
 //! `OnceLock`: computing it twice from two threads is harmless (both store the same word), and
 //! a lock's state machine on every fingerprint showed up in the checker's profile.
+//!
+//! A part that nearly every step changes is better stored in place: [`Inline`] offers the same
+//! interface without the sharing.
 
 use std::fmt;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -141,6 +144,36 @@ impl<T: fmt::Debug> fmt::Debug for Shared<T> {
     }
 }
 
+/// A value stored in place, changed through the same [`Inline::make_mut`] as a [`Shared`] one:
+/// for a part of a state that nearly every step changes (the model's controller), where sharing
+/// would copy it on almost every successor anyway, and add an allocation, a free and a hash of
+/// its own to each. The caller chooses the storage in the state's type; code that reads or
+/// changes the part is written the same way for both.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Inline<T>(T);
+
+impl<T> Inline<T> {
+    /// Stores `value`.
+    pub fn new(value: T) -> Inline<T> {
+        Inline(value)
+    }
+
+    /// The value, to change.
+    #[inline]
+    pub fn make_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+impl<T> Deref for Inline<T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +205,18 @@ mod tests {
                 prop_assert_eq!(a == b, *a == *b);
             }
         }
+    }
+
+    /// A value stored in place hashes and compares as the value itself, and changes in place.
+    #[test]
+    fn an_inline_value_is_the_value() {
+        let mut a = Inline::new(vec![1]);
+        let b = a.clone();
+        assert_eq!(own_hash(&a), own_hash(&vec![1]));
+        a.make_mut().push(2);
+        assert_eq!((&*a, &*b), (&vec![1, 2], &vec![1]));
+        assert_ne!(a, b);
+        assert_eq!(own_hash(&a), own_hash(&vec![1, 2]));
     }
 
     #[test]

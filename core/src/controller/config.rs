@@ -2,6 +2,7 @@
 
 use crate::profile::Profile;
 use crate::throttle::RateLimit;
+use std::sync::{Mutex, PoisonError};
 
 /// Controller configuration: the profile and upstream's sizes (semantics §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,5 +47,39 @@ impl Config {
             listing: Listing::ByName,
             rate_limit: None,
         }
+    }
+
+    /// The one copy of this configuration that every controller built with it points to: a
+    /// controller is copied for nearly every model successor and oracle branch, and a pointer
+    /// copies in one word where the configuration takes a hundred bytes. A process uses a
+    /// handful of configurations (one per run), so the copies kept for its lifetime are few.
+    pub(super) fn interned(self) -> &'static Config {
+        static INTERNED: Mutex<Vec<&'static Config>> = Mutex::new(Vec::new());
+        let mut interned = INTERNED.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(config) = interned.iter().find(|c| ***c == self) {
+            return config;
+        }
+        let config: &'static Config = Box::leak(Box::new(self));
+        interned.push(config);
+        config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Equal configurations share one copy, and distinct ones keep their own values.
+    #[test]
+    fn equal_configurations_share_one_copy() {
+        let latest = Config::new(Profile::latest());
+        let fewer = Config {
+            workers: 2,
+            ..latest
+        };
+        assert!(std::ptr::eq(latest.interned(), latest.interned()));
+        assert_eq!(*latest.interned(), latest);
+        assert_eq!(*fewer.interned(), fewer);
+        assert!(!std::ptr::eq(latest.interned(), fewer.interned()));
     }
 }

@@ -34,7 +34,8 @@ pub use step::{Actor, Step};
 /// The whole controller. Spec: CORE-S1..CORE-S8.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Controller {
-    config: Config,
+    /// Shared by every controller of a run ([`Config::interned`]).
+    config: &'static Config,
     /// CORE-S1. Every part that owns memory is [`Shared`]: a step changes one or two of them
     /// (a dispatcher the queue and the shards, a work step the timed queue), so a copy of the
     /// controller (a model successor, an oracle branch) copies only those, and its hash
@@ -90,6 +91,11 @@ impl Hash for Controller {
 impl Controller {
     /// A controller just started: empty queues and maps, every worker idle.
     pub fn new(config: Config) -> Controller {
+        Controller::with(config.interned())
+    }
+
+    /// A controller just started with the shared `config`.
+    fn with(config: &'static Config) -> Controller {
         Controller {
             config,
             tainted_nodes: Shared::default(),
@@ -106,7 +112,7 @@ impl Controller {
 
     /// The configuration it was built with.
     pub fn config(&self) -> &Config {
-        &self.config
+        self.config
     }
 
     /// The profile it follows.
@@ -259,7 +265,7 @@ impl Controller {
     /// Spec: CORE-A15.
     pub fn restarted(&mut self) {
         let reports = self.timed.reports_ready();
-        *self = Controller::new(self.config);
+        *self = Controller::with(self.config);
         if reports {
             self.report_work_steps();
         }

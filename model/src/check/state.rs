@@ -10,7 +10,7 @@ use super::symmetry::Symmetry;
 use crate::api::{Deletion, Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::{Controller, WorkPhase};
 use crate::matching;
-use crate::shared::Shared;
+use crate::shared::{Inline, Shared};
 use crate::small_map::SmallMap;
 use crate::time::Time;
 use smallvec::SmallVec;
@@ -23,14 +23,16 @@ pub struct SysState {
     /// The bounded monotone clock (ms).
     pub now: Time,
     /// Shared between states until an action changes it ([`Shared::make_mut`]): most steps do
-    /// not. So are the informer caches and the controller, each hashed once per version.
+    /// not. So are the informer caches, each hashed once per version.
     pub api: Shared<ApiServer>,
     /// The node informer.
     pub nodes: Informer<NodeName, CachedNode>,
     /// The pod informer.
     pub pods: Informer<PodKey, CachedPod>,
-    /// The controller core.
-    pub ctrl: Shared<Controller>,
+    /// The controller core, stored in place: nearly every step changes it, so sharing it would
+    /// copy it for almost every successor anyway. Its own parts are shared, each hashed once
+    /// per version.
+    pub ctrl: Inline<Controller>,
     /// The environment's budget and pending fault.
     pub env: EnvState,
     /// What the properties need to know of the past.

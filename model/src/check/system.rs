@@ -24,7 +24,7 @@ use super::symmetry::Symmetry;
 use crate::api::{Node, Pod};
 use crate::core::{Config as CoreConfig, Controller, Listing};
 use crate::profile::Profile;
-use crate::shared::Shared;
+use crate::shared::{Inline, Shared};
 use crate::time::{Duration, Time};
 use stateright::{Model, Path, Property};
 
@@ -144,7 +144,7 @@ impl TaintSys {
             api: Shared::new(api),
             nodes: Informer::default(),
             pods: Informer::default(),
-            ctrl: Shared::new(Controller::new(self.core_config())),
+            ctrl: Inline::new(Controller::new(self.core_config())),
             env: EnvState {
                 budget: self.config.budget,
                 ..EnvState::default()
