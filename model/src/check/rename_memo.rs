@@ -20,8 +20,11 @@ use std::hash::Hash;
 /// Slots per kind of part: a direct-mapped table, the latest renaming of a part winning.
 const SLOTS: usize = 1024;
 
-/// The remembered renamings of one kind of part: the part, the renaming, the result.
-struct Memo<T>(Vec<Option<(Shared<T>, Permutation, Shared<T>)>>);
+/// A part, the renaming it went through, and the result.
+type Slot<T> = Option<(Shared<T>, Permutation, Shared<T>)>;
+
+/// The remembered renamings of one kind of part.
+struct Memo<T>(Vec<Slot<T>>);
 
 impl<T> Default for Memo<T> {
     fn default() -> Self {
