@@ -13,7 +13,8 @@
 //! * `judge`: what a step commits, recorded for the properties; [`properties`]: the
 //!   properties and what each reads in a state.
 //! * [`symmetry`] and `representative`: what a run may rename, and the canonical state of an
-//!   orbit; [`reduction`]: the partial-order reduction's ample sets.
+//!   orbit (`rename_memo`: renamed parts remembered per thread); [`reduction`]: the
+//!   partial-order reduction's ample sets.
 //! * [`outcome`] and [`display`]: what a step did, and its rendering for people and the
 //!   Explorer.
 //! * [`config`]: what a run explores; [`properties::vocabulary`] and [`properties::custom`]:
@@ -45,6 +46,7 @@ pub mod outcome;
 pub mod partition;
 pub mod properties;
 pub mod reduction;
+mod rename_memo;
 pub mod replay;
 mod representative;
 pub mod run;

@@ -9,12 +9,14 @@
 //! hash is kept; work ids are canonicalised.
 
 use super::properties::custom::CustomHistory;
-use super::state::{Delta, SysState};
-use super::symmetry::Permutation;
+use super::rename_memo;
+use super::state::{ApiServer, CachedNode, CachedPod, Delta, SysState};
+use super::symmetry::{position, Permutation};
 use crate::api::{NodeName, PodKey};
 use crate::core::{Entry, Renaming, WorkId, WorkPhase, Worker};
 use crate::fx::Fx;
 use crate::shared::Shared;
+use crate::small_map::SmallMap;
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
@@ -33,56 +35,14 @@ impl SysState {
     }
 
     /// This state renamed by `r` everywhere: the API server, both informers, the controller and
-    /// the history. Objects that name no moved pod or node stay shared, their hashes cached.
+    /// the history. Objects that name no moved pod or node stay shared, their hashes cached;
+    /// the API server and the caches come from the thread's memo when an earlier state shared
+    /// them and got the same renaming.
     fn renamed(&self, r: &Permutation) -> SysState {
         let mut s = self.clone();
-        let api = s.api.make_mut();
-        if api.nodes.keys().any(|n| r.moves_node(n)) {
-            api.nodes = std::mem::take(&mut api.nodes)
-                .into_iter()
-                .map(|(name, mut n)| {
-                    if !r.moves_node(&name) {
-                        return (name, n);
-                    }
-                    let name = r.node(&name);
-                    n.make_mut().node.name = name.clone();
-                    (name, n)
-                })
-                .collect();
-        }
-        if api
-            .pods
-            .values()
-            .any(|p| r.moves(&p.pod.key, p.pod.node_name.as_ref()))
-        {
-            api.pods = std::mem::take(&mut api.pods)
-                .into_iter()
-                .map(|(key, mut p)| {
-                    if !r.moves(&key, p.pod.node_name.as_ref()) {
-                        return (key, p);
-                    }
-                    let pod = r.pod(&p.pod);
-                    let key = pod.key.clone();
-                    p.make_mut().pod = pod;
-                    (key, p)
-                })
-                .collect();
-        }
-        if s.nodes.cache.keys().any(|n| r.moves_node(n)) {
-            s.nodes.cache = Shared::new(
-                s.nodes
-                    .cache
-                    .iter()
-                    .map(|(name, n)| {
-                        let mut n = n.clone();
-                        if r.moves_node(name) {
-                            n.make_mut().node.name = r.node(name);
-                        }
-                        (n.node.name.clone(), n)
-                    })
-                    .collect(),
-            );
-        }
+        s.api = rename_memo::api(&self.api, r, || renamed_api(&self.api, r));
+        let nodes = &self.nodes.cache;
+        s.nodes.cache = rename_memo::node_cache(nodes, r, || renamed_node_cache(nodes, r));
         for d in &mut s.nodes.pending {
             match d {
                 Delta::Upsert(n) if r.moves_node(&n.node.name) => {
@@ -93,26 +53,8 @@ impl SysState {
                 Delta::Delete(name) => *name = r.node(name),
             }
         }
-        if s.pods
-            .cache
-            .values()
-            .any(|p| r.moves(&p.pod.key, p.pod.node_name.as_ref()))
-        {
-            s.pods.cache = Shared::new(
-                s.pods
-                    .cache
-                    .values()
-                    .map(|p| {
-                        let mut p = p.clone();
-                        if r.moves(&p.pod.key, p.pod.node_name.as_ref()) {
-                            let pod = r.pod(&p.pod);
-                            p.make_mut().pod = pod;
-                        }
-                        (p.pod.key.clone(), p)
-                    })
-                    .collect(),
-            );
-        }
+        let pods = &self.pods.cache;
+        s.pods.cache = rename_memo::pod_cache(pods, r, || renamed_pod_cache(pods, r));
         for d in &mut s.pods.pending {
             match d {
                 Delta::Upsert(p) if r.moves(&p.pod.key, p.pod.node_name.as_ref()) => {
@@ -193,8 +135,8 @@ impl SysState {
     /// pod's hash, in the order the state holds them.
     fn pod_signatures(&self, pods: &[PodKey], nodes: &Permutation) -> SmallVec<[u64; 8]> {
         let mut hs: SmallVec<[Fx; 8]> = pods.iter().map(|_| Fx::default()).collect();
-        // Keys compare by pointer first (`str_cmp`): the search is a few word compares.
-        let at = |key: &PodKey| pods.binary_search(key).ok();
+        // The state's keys are copies of these: a scan finds them by pointer.
+        let at = |key: &PodKey| position(pods, key);
         for (key, p) in self.api.pods.iter() {
             if let Some(i) = at(key) {
                 let h = &mut hs[i];
@@ -386,6 +328,96 @@ impl SysState {
         s.renumber_works();
         s
     }
+}
+
+/// The API server's objects renamed by `r`; shared as they are if none moves.
+fn renamed_api(api: &Shared<ApiServer>, r: &Permutation) -> Shared<ApiServer> {
+    let nodes_move = api.nodes.keys().any(|n| r.moves_node(n));
+    let pods_move = api
+        .pods
+        .values()
+        .any(|p| r.moves(&p.pod.key, p.pod.node_name.as_ref()));
+    if !nodes_move && !pods_move {
+        return api.clone();
+    }
+    let mut out = api.clone();
+    let a = out.make_mut();
+    if nodes_move {
+        a.nodes = std::mem::take(&mut a.nodes)
+            .into_iter()
+            .map(|(name, mut n)| {
+                if !r.moves_node(&name) {
+                    return (name, n);
+                }
+                let name = r.node(&name);
+                n.make_mut().node.name = name.clone();
+                (name, n)
+            })
+            .collect();
+    }
+    if pods_move {
+        a.pods = std::mem::take(&mut a.pods)
+            .into_iter()
+            .map(|(key, mut p)| {
+                if !r.moves(&key, p.pod.node_name.as_ref()) {
+                    return (key, p);
+                }
+                let pod = r.pod(&p.pod);
+                let key = pod.key.clone();
+                p.make_mut().pod = pod;
+                (key, p)
+            })
+            .collect();
+    }
+    out
+}
+
+/// The node informer's cache renamed by `r`; shared as it is if no node moves.
+fn renamed_node_cache(
+    cache: &Shared<SmallMap<NodeName, Shared<CachedNode>>>,
+    r: &Permutation,
+) -> Shared<SmallMap<NodeName, Shared<CachedNode>>> {
+    if !cache.keys().any(|n| r.moves_node(n)) {
+        return cache.clone();
+    }
+    Shared::new(
+        cache
+            .iter()
+            .map(|(name, n)| {
+                let mut n = n.clone();
+                if r.moves_node(name) {
+                    n.make_mut().node.name = r.node(name);
+                }
+                (n.node.name.clone(), n)
+            })
+            .collect(),
+    )
+}
+
+/// The pod informer's cache renamed by `r`; shared as it is if no pod in it moves.
+fn renamed_pod_cache(
+    cache: &Shared<SmallMap<PodKey, Shared<CachedPod>>>,
+    r: &Permutation,
+) -> Shared<SmallMap<PodKey, Shared<CachedPod>>> {
+    if !cache
+        .values()
+        .any(|p| r.moves(&p.pod.key, p.pod.node_name.as_ref()))
+    {
+        return cache.clone();
+    }
+    Shared::new(
+        cache
+            .values()
+            .map(|p| {
+                let mut p = p.clone();
+                if r.moves(&p.pod.key, p.pod.node_name.as_ref()) {
+                    let pod = r.pod(&p.pod);
+                    p.make_mut().pod = pod;
+                }
+                (p.pod.key.clone(), p)
+            })
+            .collect(),
+    )
 }
 
 /// The renamings that give the members of `set` (sorted) its own names in the order of their
@@ -605,6 +637,31 @@ mod tests {
     #[test]
     fn swapping_pods_and_nodes_commutes_with_every_step() {
         transpositions_commute_with_every_step("pods-and-nodes", 3, 3, 2);
+    }
+
+    /// The thread's memo is transparent: the parts it hands back equal the parts renamed
+    /// afresh, for renamings that alternate on one state (so that a slot holding the same part
+    /// under another renaming must not match), and a repeated renaming reuses the copy.
+    #[test]
+    fn remembered_renamings_equal_fresh_ones() {
+        let (_, states) = reachable(Profile::latest(), "pods-and-nodes", 2, 3_000);
+        let mut reused = 0;
+        for s in states.iter().step_by(5) {
+            for r in transpositions(s).iter().chain(transpositions(s).iter()) {
+                let t = s.renamed(r);
+                assert_eq!(*t.api, *renamed_api(&s.api, r));
+                assert_eq!(*t.nodes.cache, *renamed_node_cache(&s.nodes.cache, r));
+                assert_eq!(*t.pods.cache, *renamed_pod_cache(&s.pods.cache, r));
+                let again = s.renamed(r);
+                assert_eq!(again, t);
+                let moved = !Shared::ptr_eq(&t.api, &s.api);
+                reused += usize::from(moved && Shared::ptr_eq(&again.api, &t.api));
+            }
+        }
+        assert!(
+            reused > 100,
+            "the memo served only {reused} renamed API servers"
+        );
     }
 
     /// With `restart` only identically configured pods move, and nodes never do.

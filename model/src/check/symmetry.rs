@@ -13,6 +13,7 @@
 use super::config::{CheckConfig, OpKind, PodSpec};
 use crate::api::{NodeName, PodKey, Uid};
 use crate::core::Renaming;
+use crate::fx::Fx;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -35,9 +36,9 @@ struct Group {
     classes: Vec<Vec<PodKey>>,
     /// The nodes, when `free` with one worker (sorted); else none.
     nodes: Vec<NodeName>,
-    /// The one UID of each pod: without `recreate_pod` a pod never gets another, so a renaming
-    /// of pods is also one of UIDs.
-    uids: BTreeMap<PodKey, Uid>,
+    /// The one UID of each pod (by key, sorted): without `recreate_pod` a pod never gets
+    /// another, so a renaming of pods is also one of UIDs.
+    uids: Vec<(PodKey, Uid)>,
 }
 
 impl Symmetry {
@@ -47,8 +48,10 @@ impl Symmetry {
         if config.operations.contains(&OpKind::RecreatePod) {
             return Symmetry::default();
         }
+        // The keys the state holds: copies of these, so that lookups match by pointer.
+        let uids: Vec<(PodKey, Uid)> = uids.into_iter().collect();
         if !config.operations.contains(&OpKind::Restart) {
-            let pods: Vec<PodKey> = uids.keys().cloned().collect();
+            let pods: Vec<PodKey> = uids.iter().map(|(k, _)| k.clone()).collect();
             return Symmetry(Arc::new(Group {
                 free: true,
                 classes: if pods.len() > 1 {
@@ -73,7 +76,12 @@ impl Symmetry {
             let mut class: Vec<PodKey> = config.pods[i..]
                 .iter()
                 .filter(same)
-                .map(|q| q.key())
+                .map(|q| {
+                    let key = q.key();
+                    uids.iter()
+                        .find(|(k, _)| *k == key)
+                        .map_or(key, |(k, _)| k.clone())
+                })
                 .collect();
             class.sort();
             if class.len() > 1 {
@@ -138,8 +146,46 @@ pub(super) struct Permutation {
 }
 
 /// Where `pairs` sends `x` (itself if nowhere).
-fn image<'a, T: PartialEq>(pairs: &'a [(T, T)], x: &'a T) -> &'a T {
-    pairs.iter().find(|(a, _)| a == x).map_or(x, |(_, b)| b)
+fn image<'a, T: SameName>(pairs: &'a [(T, T)], x: &'a T) -> &'a T {
+    pairs.iter().find(|(a, _)| a.same(x)).map_or(x, |(_, b)| b)
+}
+
+/// Equality of names that the state copies from one allocation: a pointer compare decides
+/// a match, and the last byte (where `pod-1` and `pod-2` differ) most mismatches, without the
+/// `memcmp` call that `==` makes for names of equal length (a tenth of a representative's
+/// instructions went to comparing names).
+pub(super) trait SameName {
+    /// `self == other`.
+    fn same(&self, other: &Self) -> bool;
+}
+
+/// `a == b`, by pointer first, then length and last byte.
+fn same_str(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b)
+        || (a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b)
+}
+
+impl SameName for NodeName {
+    fn same(&self, other: &Self) -> bool {
+        same_str(self, other)
+    }
+}
+
+impl SameName for Uid {
+    fn same(&self, other: &Self) -> bool {
+        same_str(&self.0, &other.0)
+    }
+}
+
+impl SameName for PodKey {
+    fn same(&self, other: &Self) -> bool {
+        same_str(&self.name, &other.name) && same_str(&self.namespace, &other.namespace)
+    }
+}
+
+/// The position of `key` in `pods`.
+pub(super) fn position(pods: &[PodKey], key: &PodKey) -> Option<usize> {
+    pods.iter().position(|k| k.same(key))
 }
 
 impl Permutation {
@@ -149,18 +195,21 @@ impl Permutation {
         nodes: impl IntoIterator<Item = (NodeName, NodeName)>,
         symmetry: &Symmetry,
     ) -> Permutation {
-        let pods: Vec<(PodKey, PodKey)> = pods.into_iter().filter(|(a, b)| a != b).collect();
+        let pods: Vec<(PodKey, PodKey)> = pods.into_iter().filter(|(a, b)| !a.same(b)).collect();
+        let uid = |key: &PodKey| {
+            let uids = &symmetry.0.uids;
+            uids.iter()
+                .find(|(k, _)| k.same(key))
+                .map(|(_, u)| u.clone())
+        };
         let uids = pods
             .iter()
-            .filter_map(|(a, b)| {
-                let uids = &symmetry.0.uids;
-                Some((uids.get(a)?.clone(), uids.get(b)?.clone()))
-            })
+            .filter_map(|(a, b)| Some((uid(a)?, uid(b)?)))
             .collect();
         Permutation {
             pods,
             uids,
-            nodes: nodes.into_iter().filter(|(a, b)| a != b).collect(),
+            nodes: nodes.into_iter().filter(|(a, b)| !a.same(b)).collect(),
         }
     }
 
@@ -186,12 +235,40 @@ impl Permutation {
     /// Whether it renames the pod `key` or the node `node` it is bound to: an object that
     /// names neither stays as it is (and keeps its cached hash).
     pub(super) fn moves(&self, key: &PodKey, node: Option<&NodeName>) -> bool {
-        self.pods.iter().any(|(a, _)| a == key) || node.is_some_and(|n| self.moves_node(n))
+        self.pods.iter().any(|(a, _)| a.same(key)) || node.is_some_and(|n| self.moves_node(n))
+    }
+
+    /// The same renaming as `other`, pair for pair (as two constructions from the same
+    /// signatures give; a renaming listed in another order only counts as another).
+    pub(super) fn same_as(&self, other: &Permutation) -> bool {
+        fn same_pairs<T: SameName>(a: &[(T, T)], b: &[(T, T)]) -> bool {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((x, y), (u, v))| x.same(u) && y.same(v))
+        }
+        same_pairs(&self.pods, &other.pods)
+            && same_pairs(&self.uids, &other.uids)
+            && same_pairs(&self.nodes, &other.nodes)
+    }
+
+    /// A hash of the renaming's names by address (equal renamings of one run's names, which
+    /// the state copies from one allocation, mostly agree): where a memo looks first.
+    pub(super) fn tag(&self) -> u64 {
+        let mut h = Fx::default();
+        let at = |s: &Arc<str>| s.as_ptr() as usize;
+        for (a, b) in &self.pods {
+            (at(&a.name), at(&b.name)).hash(&mut h);
+        }
+        for (a, b) in &self.nodes {
+            (at(a), at(b)).hash(&mut h);
+        }
+        h.finish()
     }
 
     /// Whether it renames the node `node`.
     pub(super) fn moves_node(&self, node: &NodeName) -> bool {
-        self.nodes.iter().any(|(a, _)| a == node)
+        self.nodes.iter().any(|(a, _)| a.same(node))
     }
 }
 
