@@ -202,7 +202,8 @@ pub fn run(args: &ConformArgs) -> ExitCode {
         if args.witness.is_some() {
             kept.push((n, record.clone()));
         }
-        if let Err(e) = o.feed_line(n, &record) {
+        let t = record.t;
+        if let Err(e) = o.feed(n, record) {
             let found = Found {
                 name: &name,
                 kept: &kept,
@@ -212,7 +213,7 @@ pub fn run(args: &ConformArgs) -> ExitCode {
             };
             return rejected(args, e, &found);
         }
-        progress.checked(&name, n, record.t, clock, o);
+        progress.checked(&name, n, t, clock, o);
     }
     let Some(o) = oracle else {
         return bad(

@@ -298,26 +298,23 @@ impl Machine {
     /// Behaviours that must produce an output at `now` end there (recorded in `death`).
     pub fn settle(
         &self,
-        from: Vec<State>,
+        mut from: Vec<State>,
         now: Time,
         truth: &Truth,
+        search: &mut Search,
         death: &mut Option<Death>,
     ) -> Vec<State> {
-        let mut visited = Visited::default();
-        let mut stack = Vec::new();
-        let mut sc = Scratch {
-            next: from,
-            ..Scratch::default()
-        };
-        visited.admit(&mut sc.next, &mut stack);
-        let mut out = Vec::new();
+        let Search { stack, seen, sc } = search;
+        let mut visited = Visited::new(seen);
+        visited.admit(&mut from, stack);
+        let mut out = from;
         while let Some(s) = stack.pop() {
             if let Some((head, from)) = self.overdue(&s, now) {
                 record(death, now, head, from);
                 continue;
             }
             let forced = self.slack_forced(&s, now);
-            let s = self.chain(s, now, truth, &mut sc);
+            let s = self.chain(s, now, truth, sc);
             if let Some((head, from)) = self.overdue(&s, now) {
                 record(death, now, head, from.or(forced));
                 continue;
@@ -332,8 +329,8 @@ impl Machine {
             if leave {
                 out.push(s.clone());
             }
-            self.successors(s, now, truth, &mut sc);
-            visited.admit(&mut sc.next, &mut stack);
+            self.successors(s, now, truth, sc);
+            visited.admit(&mut sc.next, stack);
         }
         out
     }
@@ -346,6 +343,7 @@ impl Machine {
         now: Time,
         to: Time,
         truth: &Truth,
+        search: &mut Search,
         death: &mut Option<Death>,
     ) -> Vec<State> {
         if to <= now {
@@ -362,11 +360,11 @@ impl Machine {
                 None => arrived.push(s),
             }
         };
-        for s in self.settle(from, now, truth, death) {
+        for s in self.settle(from, now, truth, search, death) {
             schedule(s, now, &mut agenda, &mut arrived);
         }
         while let Some((at, batch)) = agenda.pop_first() {
-            for s in self.settle(batch, at, truth, death) {
+            for s in self.settle(batch, at, truth, search, death) {
                 schedule(s, at, &mut agenda, &mut arrived);
             }
         }
@@ -401,16 +399,18 @@ impl Machine {
         now: Time,
         truth: &Truth,
         seen: &Seen,
+        search: &mut Search,
         alternatives: &mut Vec<Output>,
     ) -> Vec<State> {
-        let mut visited = Visited::default();
-        let mut stack = Vec::new();
-        let mut sc = Scratch {
-            next: from,
-            ..Scratch::default()
-        };
-        visited.admit(&mut sc.next, &mut stack);
-        let mut out = Vec::new();
+        let Search {
+            stack,
+            seen: fingerprints,
+            sc,
+        } = search;
+        let mut visited = Visited::new(fingerprints);
+        let mut from = from;
+        visited.admit(&mut from, stack);
+        let mut out = from;
         let in_flight = |s: &State| s.events.iter().position(|(_, e)| seen.shows(e));
         while let Some(mut s) = stack.pop() {
             if let Some(i) = in_flight(&s) {
@@ -432,13 +432,13 @@ impl Machine {
                     }
                 }
                 None => {
-                    let s = self.chain(s, now, truth, &mut sc);
+                    let s = self.chain(s, now, truth, sc);
                     if !s.owed.is_empty() || in_flight(&s).is_some() {
                         stack.push(s);
                         continue;
                     }
-                    self.successors(s, now, truth, &mut sc);
-                    visited.admit(&mut sc.next, &mut stack);
+                    self.successors(s, now, truth, sc);
+                    visited.admit(&mut sc.next, stack);
                 }
             }
         }
@@ -538,9 +538,19 @@ impl Machine {
     }
 }
 
-/// Buffers a search at one instant reuses from state to state, so that a move allocates only
-/// what its state holds.
-#[derive(Default)]
+/// Buffers the searches of an oracle reuse from state to state and from search to search, so
+/// that a move allocates only what its state holds. Empty between searches.
+#[derive(Clone, Debug, Default)]
+pub struct Search {
+    /// States met and not yet expanded.
+    stack: Vec<State>,
+    /// The fingerprints [`Visited`] keeps.
+    seen: HashSet<u64, FxBuild>,
+    sc: Scratch,
+}
+
+/// The buffers of one state's expansion.
+#[derive(Clone, Debug, Default)]
 struct Scratch {
     /// The moves of the state [`Machine::chain`] stopped at.
     moves: Vec<Move>,
@@ -552,14 +562,27 @@ struct Scratch {
 /// meet, that is after a state had two successors: until then the search is one path, on which
 /// every move makes progress, so its states are pushed without fingerprinting them (at most
 /// [`CHAIN_LIMIT`] in a row, in case a move did not make progress).
-#[derive(Default)]
-struct Visited {
-    seen: HashSet<u64, FxBuild>,
+struct Visited<'a> {
+    seen: &'a mut HashSet<u64, FxBuild>,
     branched: bool,
     unchecked: usize,
 }
 
-impl Visited {
+impl<'a> Visited<'a> {
+    /// A search that has met nothing yet, in `seen`'s buffer.
+    fn new(seen: &'a mut HashSet<u64, FxBuild>) -> Visited<'a> {
+        // Clearing costs the table's capacity: one a large frontier grew is let go.
+        if seen.capacity() > 4096 {
+            *seen = HashSet::default();
+        }
+        seen.clear();
+        Visited {
+            seen,
+            branched: false,
+            unchecked: 0,
+        }
+    }
+
     /// Moves the states of `next` not met before onto `stack`.
     fn admit(&mut self, next: &mut Vec<State>, stack: &mut Vec<State>) {
         if !self.branched && next.len() == 1 && stack.is_empty() && self.unchecked < CHAIN_LIMIT {

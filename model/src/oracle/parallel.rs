@@ -256,16 +256,24 @@ impl Parallel {
     /// reached it; it is the first the sequential oracle would return, possibly some lines
     /// after `line` that caused it (the workers run behind the reader by at most a batch).
     pub fn feed_line(&mut self, line: usize, record: &TraceRecord) -> Result<()> {
+        match &mut self.kind {
+            Kind::One(o) => o.feed_line(line, record),
+            Kind::Many(_) => self.feed(line, record.clone()),
+        }
+    }
+
+    /// [`Parallel::feed_line`] with the record itself: the workers share it without a copy.
+    pub fn feed(&mut self, line: usize, record: TraceRecord) -> Result<()> {
         let pool = match &mut self.kind {
-            Kind::One(o) => return o.feed_line(line, record),
+            Kind::One(o) => return o.feed_line(line, &record),
             Kind::Many(pool) => pool,
         };
         if !pool.headed {
             // The workers report a missing header; this copy only learns what is observed.
-            let _ = pool.header.feed_line(line, record);
+            let _ = pool.header.feed_line(line, &record);
             pool.headed = true;
         }
-        pool.batch.push((line, record.clone()));
+        pool.batch.push((line, record));
         let started = *pool.batch_started.get_or_insert_with(Instant::now);
         if pool.batch.len() >= BATCH || started.elapsed() >= BATCH_AGE {
             pool.send();

@@ -6,7 +6,7 @@
 //! dispatchers), which the latency bound covers (ORACLE-6, P-compositionality). Node lines go to
 //! every component bound to the node; pod lines and outputs to the pod's component.
 
-use super::frontier::Machine;
+use super::frontier::{Machine, Search};
 use super::output::{Observe, Seen};
 use super::state::Fault;
 use super::truth::{PodStatus, Truth};
@@ -62,6 +62,8 @@ pub struct Oracle {
     /// The wake-up (instant, pod) being handled before a line's event, if any: where an error
     /// arose, for [`super::parallel`]'s order.
     pub(crate) waking: Option<(Time, PodKey)>,
+    /// The buffers of the frontiers' searches.
+    search: Search,
 }
 
 impl Oracle {
@@ -103,6 +105,7 @@ impl Oracle {
             clock: Clock::default(),
             share: options.share,
             waking: None,
+            search: Search::default(),
         }
     }
 
@@ -205,14 +208,15 @@ impl Oracle {
                         RequestVerb::Delete => Verb::Delete,
                     };
                     let pod = PodKey::new(namespace, name);
-                    let seen = Seen::Request {
+                    // Another share's request is only counted (ORACLE-12).
+                    let seen = self.owns(&pod).then(|| Seen::Request {
                         id: *id,
                         verb: verb.clone(),
                         pod: pod.clone(),
                         uid: uid.clone(),
                         version: *resource_version,
-                    };
-                    self.request(*id, pod, verb, &seen, t)?;
+                    });
+                    self.request(*id, pod, verb, seen.as_ref(), t)?;
                 }
             }
             TraceEvent::Response {
@@ -231,8 +235,8 @@ impl Oracle {
                 reason,
                 message,
             } => {
-                if self.machine.observe.events && reason == EVENT_REASON {
-                    let pod = PodKey::new(namespace, name);
+                let pod = PodKey::new(namespace, name);
+                if self.machine.observe.events && reason == EVENT_REASON && self.owns(&pod) {
                     let seen = Seen::Event {
                         pod: pod.clone(),
                         message: message.clone(),

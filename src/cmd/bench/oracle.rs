@@ -116,7 +116,7 @@ pub fn oracle(b: &OracleBench) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        if let Err(e) = oracle.feed_line(i + 1, &record) {
+        if let Err(e) = oracle.feed(i + 1, record) {
             eprintln!("{name}: the scale trace does not conform: {e}");
             return ExitCode::from(1);
         }

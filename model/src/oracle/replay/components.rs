@@ -78,9 +78,9 @@ impl Oracle {
         }
         let mut death = None;
         let states = std::mem::take(&mut c.states);
-        c.states = self
-            .machine
-            .advance(states, c.now, t, &self.truth, &mut death);
+        c.states =
+            self.machine
+                .advance(states, c.now, t, &self.truth, &mut self.search, &mut death);
         c.now = t;
         if c.states.is_empty() {
             let context = self.context(key, t);
@@ -124,14 +124,17 @@ impl Oracle {
                 limit: self.max_states,
             });
         }
-        if let Some(old) = c.wake.take() {
-            self.wakes.remove(&(old, key.clone()));
-        }
         let wake = c
             .states
             .iter()
             .filter_map(|s| self.machine.deadline(s))
             .min();
+        if wake == c.wake {
+            return Ok(());
+        }
+        if let Some(old) = c.wake.take() {
+            self.wakes.remove(&(old, key.clone()));
+        }
         if let Some(w) = wake {
             self.wakes.insert((w, key.clone()));
         }

@@ -16,13 +16,15 @@ impl Oracle {
         id: u64,
         pod: PodKey,
         verb: Verb,
-        seen: &Seen,
+        seen: Option<&Seen>,
         t: Time,
     ) -> Result<()> {
         if self.requests.contains_key(&id) {
             return Err(self.bad(&format!("id: request #{id} sent twice")));
         }
-        self.output(&pod, seen, t)?;
+        if let Some(seen) = seen {
+            self.output(&pod, seen, t)?;
+        }
         if let Some(throttle) = &mut self.machine.throttle {
             throttle.seen(t);
         }
@@ -61,31 +63,38 @@ impl Oracle {
         };
         self.advance(&key, t)?;
         let stored = self.truth.pods.get(&key);
+        let fetched = stored.filter(|p| uid.as_ref().is_none_or(|u| *u == p.pod.uid));
+        match (result, &verb) {
+            (ResponseResult::Ok, Verb::Get) if fetched.is_none() => {
+                return Err(self.bad(&format!(
+                    "result: request #{id} fetched {key}, which the trace does not show \
+                     (with that uid) at {t}"
+                )))
+            }
+            (ResponseResult::Ok, Verb::GetNode(node)) if !self.truth.nodes.contains_key(node) => {
+                return Err(self.bad(&format!(
+                    "result: request #{id} fetched node {node}, which the trace does not \
+                     show at {t}"
+                )))
+            }
+            _ => {}
+        }
+        if !self.components.contains_key(&key) {
+            // Another share's pod (ORACLE-12), or one forgotten: nobody awaits the answer.
+            return Ok(());
+        }
         let result = match (result, &verb) {
-            (ResponseResult::Ok, Verb::Get) => match stored {
-                Some(p) if uid.as_ref().is_none_or(|u| *u == p.pod.uid) => {
-                    ApiResult::Pod(Arc::new(FetchedPod {
-                        pod: (*p.pod).clone(),
-                        version: version.unwrap_or(p.version),
-                        disruption_target: p.disruption_target,
-                    }))
-                }
-                _ => {
-                    return Err(self.bad(&format!(
-                        "result: request #{id} fetched {key}, which the trace does not show \
-                         (with that uid) at {t}"
-                    )))
-                }
-            },
-            (ResponseResult::Ok, Verb::GetNode(node)) => match self.truth.nodes.get(node) {
-                Some(n) => ApiResult::Node(n.clone()),
-                None => {
-                    return Err(self.bad(&format!(
-                        "result: request #{id} fetched node {node}, which the trace does not \
-                         show at {t}"
-                    )))
-                }
-            },
+            (ResponseResult::Ok, Verb::Get) => {
+                let p = fetched.expect("checked above");
+                ApiResult::Pod(Arc::new(FetchedPod {
+                    pod: (*p.pod).clone(),
+                    version: version.unwrap_or(p.version),
+                    disruption_target: p.disruption_target,
+                }))
+            }
+            (ResponseResult::Ok, Verb::GetNode(node)) => {
+                ApiResult::Node(self.truth.nodes[node].clone())
+            }
             (ResponseResult::Ok, Verb::PatchDisruptionTarget) => {
                 ApiResult::Patched(version.or(stored.map(|p| p.version)).unwrap_or_default())
             }
@@ -137,9 +146,14 @@ impl Oracle {
         let c = self.components.get_mut(key).expect("component exists");
         let mut alternatives: Vec<Output> = Vec::new();
         let states = std::mem::take(&mut c.states);
-        c.states = self
-            .machine
-            .produce(states, t, &self.truth, seen, &mut alternatives);
+        c.states = self.machine.produce(
+            states,
+            t,
+            &self.truth,
+            seen,
+            &mut self.search,
+            &mut alternatives,
+        );
         if c.states.is_empty() {
             let (message, expected) = self.context(key, t).unexplained(seen, &alternatives);
             return Err(self.violation(key, t, message, expected));
