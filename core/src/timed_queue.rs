@@ -18,6 +18,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 mod ready;
+mod relabel;
 pub(crate) use ready::Ready;
 
 /// The timed queue's key: upstream `KeyFromWorkArgs` (`namespace/name`), plus the UID under

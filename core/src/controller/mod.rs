@@ -21,6 +21,7 @@ use crate::workqueue::WorkQueue;
 use std::hash::{Hash, Hasher};
 
 mod config;
+mod id_equivalence;
 mod observe;
 mod rename;
 mod step;
