@@ -14,7 +14,6 @@ use std::collections::HashSet;
 use std::fmt;
 
 mod clock;
-mod fast;
 pub mod rate_limit;
 
 pub use clock::{Clock, Shown, Start};
@@ -515,8 +514,6 @@ pub struct TraceReader {
     previous: Option<Time>,
     /// Every request id so far (TRACE-4: unique in the trace).
     requests: HashSet<u64>,
-    /// Scratch space of the fast path ([`fast::read`]), kept from line to line.
-    buf: String,
 }
 
 impl TraceReader {
@@ -526,7 +523,6 @@ impl TraceReader {
             file: file.to_string(),
             previous: None,
             requests: HashSet::new(),
-            buf: String::new(),
         }
     }
 
@@ -539,14 +535,12 @@ impl TraceReader {
         if text.trim().is_empty() {
             return Ok(None);
         }
-        let record = match fast::read(text, &mut self.buf) {
-            Some(record) => record,
-            None => serde_json::from_str(text).map_err(|e| TraceError::Unparsable {
+        let record: TraceRecord =
+            serde_json::from_str(text).map_err(|e| TraceError::Unparsable {
                 file: self.file.clone(),
                 line,
                 message: json_message(&e),
-            })?,
-        };
+            })?;
         match (&record.event, self.previous) {
             (TraceEvent::Header { version, .. }, None) if *version != TRACE_VERSION => {
                 return Err(TraceError::UnsupportedVersion {
