@@ -175,6 +175,26 @@ impl<K: Ord, V> SmallMap<K, V> {
         }
     }
 
+    /// Gives every entry the key `f` returns for it, in place: `f` must send distinct keys to
+    /// distinct keys (a renaming). A vector map is re-sorted where it stands, copying nothing.
+    pub fn rekey(&mut self, mut f: impl FnMut(&K, &mut V) -> K) {
+        match self {
+            SmallMap::Few(v) => {
+                for (k, value) in v.iter_mut() {
+                    *k = f(k, value);
+                }
+                v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                debug_assert!(v.windows(2).all(|w| w[0].0 < w[1].0), "keys stay distinct");
+            }
+            SmallMap::Many(m) => {
+                *m = std::mem::take(m)
+                    .into_iter()
+                    .map(|(k, mut value)| (f(&k, &mut value), value))
+                    .collect();
+            }
+        }
+    }
+
     /// The keys in order.
     #[inline]
     pub fn keys(&self) -> impl Iterator<Item = &K> {

@@ -11,6 +11,7 @@ use crate::small_map::SmallMap;
 use crate::throttle::{Bucket, RateLimit};
 use crate::time::Time;
 use ready::{ReadyLog, WorkMut};
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -584,11 +585,7 @@ impl TimedQueue {
             pod: r.key(&k.pod),
             uid: k.uid.as_ref().map(|u| r.uid(u)),
         };
-        self.entries = self
-            .entries
-            .iter()
-            .map(|(k, e)| (key(k), e.clone()))
-            .collect();
+        self.entries.rekey(|k, _| key(k));
         for work in self.works.values_mut() {
             work.key = key(&work.key);
             if let WorkPhase::Answered { result, .. } = &mut work.phase {
@@ -626,48 +623,67 @@ impl TimedQueue {
     /// only ever compared for equality, so applying it ([`TimedQueue::renumber`]) gives an
     /// equivalent state; for the model's symmetry reduction (spec MODEL-SYM).
     pub fn canonical_ids(&self) -> BTreeMap<WorkId, WorkId> {
-        let mut order: Vec<WorkId> = Vec::with_capacity(self.works.len());
+        self.canonical_order()
+            .into_iter()
+            .zip(self.works.keys().copied())
+            .collect()
+    }
+
+    /// The works in the order of [`TimedQueue::canonical_ids`]: the `i`-th gets the `i`-th id
+    /// in use. Without allocating for a handful of works.
+    pub(crate) fn canonical_order(&self) -> SmallVec<[WorkId; 8]> {
+        let mut order: SmallVec<[WorkId; 8]> = SmallVec::new();
         for id in self.entries.values().filter_map(Entry::work) {
             if self.works.contains_key(&id) && !order.contains(&id) {
                 order.push(id);
             }
         }
-        let mut rest: Vec<(&WorkId, &Work)> = self
+        let mut rest: SmallVec<[(&WorkId, &Work); 8]> = self
             .works
             .iter()
             .filter(|(id, _)| !order.contains(id))
             .collect();
-        rest.sort_by(|(a, x), (b, y)| {
+        rest.sort_unstable_by(|(a, x), (b, y)| {
             (&x.key, x.created_at, x.fire_at, a).cmp(&(&y.key, y.created_at, y.fire_at, b))
         });
         order.extend(rest.into_iter().map(|(id, _)| *id));
-        order.into_iter().zip(self.works.keys().copied()).collect()
+        order
+    }
+
+    /// Whether [`TimedQueue::canonical_ids`] renames nothing.
+    pub(crate) fn ids_are_canonical(&self) -> bool {
+        self.canonical_order()
+            .iter()
+            .zip(self.works.keys())
+            .all(|(a, b)| a == b)
     }
 
     /// Applies a renumbering from [`TimedQueue::canonical_ids`]: entries, works and the
     /// requests they wait on (a request's id is its work's).
     pub(crate) fn renumber(&mut self, map: &BTreeMap<WorkId, WorkId>) {
-        let to = |id: WorkId| map.get(&id).copied().unwrap_or(id);
+        self.renumber_by(|id| map.get(&id).copied().unwrap_or(id));
+    }
+
+    /// Gives each work the id `to` maps its id to (a bijection of the ids in use, or an
+    /// injective map that [`TimedQueue::relabel`] follows with the allocator).
+    pub(crate) fn renumber_by(&mut self, to: impl Fn(WorkId) -> WorkId) {
         for entry in self.entries.values_mut() {
             match entry {
                 Entry::Nil { work: Some(w) } | Entry::Timer { work: w, .. } => *w = to(*w),
                 Entry::Nil { work: None } => {}
             }
         }
-        self.ready.renumber(to);
-        self.works = std::mem::take(&mut self.works)
-            .into_iter()
-            .map(|(id, mut w)| {
-                let id = to(id);
-                if let WorkPhase::Requesting { request, .. }
-                | WorkPhase::Throttled { request, .. }
-                | WorkPhase::Answered { request, .. } = &mut w.phase
-                {
-                    request.id = super::effect::RequestId(id.0);
-                }
-                (id, w)
-            })
-            .collect();
+        self.ready.renumber(&to);
+        self.works.rekey(|id, w| {
+            let id = to(*id);
+            if let WorkPhase::Requesting { request, .. }
+            | WorkPhase::Throttled { request, .. }
+            | WorkPhase::Answered { request, .. } = &mut w.phase
+            {
+                request.id = super::effect::RequestId(id.0);
+            }
+            id
+        });
     }
 
     /// The earliest armed timer (eviction or backoff).

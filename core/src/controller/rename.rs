@@ -8,7 +8,7 @@ use crate::effect::WorkId;
 use crate::renaming::Renaming;
 use crate::shared::Shared;
 use crate::worker::{NodePhase, Worker};
-use std::collections::BTreeMap;
+use smallvec::SmallVec;
 
 impl Controller {
     /// Renames every pod and node the controller remembers (keys, UIDs, node names, listed
@@ -64,14 +64,25 @@ impl Controller {
     }
 
     /// Renumbers the works (and with them their timers and requests) canonically, keeping the
-    /// set of ids in use; returns the renumbering, for ids the caller keeps. Ids are only
-    /// compared for equality, so the result is equivalent; for the model's symmetry reduction
-    /// (spec MODEL-SYM).
-    pub fn canonicalise_ids(&mut self) -> BTreeMap<WorkId, WorkId> {
-        let map = self.timed.canonical_ids();
+    /// set of ids in use; returns the renumbering (old id, new id, by old id), for ids the
+    /// caller keeps. Ids are only compared for equality, so the result is equivalent; for the
+    /// model's symmetry reduction (spec MODEL-SYM). Allocates nothing for a handful of works.
+    pub fn canonicalise_ids(&mut self) -> IdRenumbering {
+        let to = self.timed.works().keys().copied();
+        let mut map: IdRenumbering = self.timed.canonical_order().into_iter().zip(to).collect();
         if map.iter().any(|(a, b)| a != b) {
-            self.timed.make_mut().renumber(&map);
+            let to = |id: WorkId| map.iter().find(|(a, _)| *a == id).map_or(id, |(_, b)| *b);
+            self.timed.make_mut().renumber_by(to);
         }
+        map.sort_unstable();
         map
     }
+
+    /// Whether [`Controller::canonicalise_ids`] would renumber nothing.
+    pub fn ids_are_canonical(&self) -> bool {
+        self.timed.ids_are_canonical()
+    }
 }
+
+/// A renumbering of works: pairs (old id, new id), sorted by old id.
+pub type IdRenumbering = SmallVec<[(WorkId, WorkId); 8]>;

@@ -9,15 +9,15 @@
 //! hash is kept; work ids are canonicalised.
 
 use super::properties::custom::CustomHistory;
-use super::rename_memo;
+use super::rename_memo::{self, Signatures};
 use super::state::{ApiServer, CachedNode, CachedPod, Delta, SysState};
-use super::symmetry::{position, Permutation};
+use super::symmetry::{position, Pairs, Permutation, SameName};
 use crate::api::{NodeName, PodKey};
 use crate::core::{Entry, Renaming, WorkId, WorkPhase, Worker};
 use crate::fx::Fx;
 use crate::shared::Shared;
 use crate::small_map::SmallMap;
-use smallvec::SmallVec;
+use smallvec::{smallvec, SmallVec};
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 
@@ -134,28 +134,25 @@ impl SysState {
     /// interchangeable. One pass over the state: each object that names a pod adds to that
     /// pod's hash, in the order the state holds them.
     fn pod_signatures(&self, pods: &[PodKey], nodes: &Permutation) -> SmallVec<[u64; 8]> {
-        let mut hs: SmallVec<[Fx; 8]> = pods.iter().map(|_| Fx::default()).collect();
+        // The API server and the cache change with few steps: what they say is remembered.
+        let api = rename_memo::api_signatures(&self.api, nodes, || {
+            api_signatures(&self.api, pods, nodes)
+        });
+        let cache = &self.pods.cache;
+        let cached = rename_memo::pod_cache_signatures(cache, nodes, || {
+            pod_cache_signatures(cache, pods, nodes)
+        });
+        let mut hs: SmallVec<[Fx; 8]> = api
+            .iter()
+            .zip(&cached)
+            .map(|(a, c)| {
+                let mut h = Fx::default();
+                (a, c).hash(&mut h);
+                h
+            })
+            .collect();
         // The state's keys are copies of these: a scan finds them by pointer.
         let at = |key: &PodKey| position(pods, key);
-        for (key, p) in self.api.pods.iter() {
-            if let Some(i) = at(key) {
-                let h = &mut hs[i];
-                h.write_u8(1);
-                through(nodes, &p.pod.node_name).hash(h);
-                p.pod.tolerations.hash(h);
-                (p.bound_since, p.changed_at, p.exposed_in_api).hash(h);
-                (p.version, p.disruption_target, p.deletion).hash(h);
-            }
-        }
-        for (key, p) in self.pods.cache.iter() {
-            if let Some(i) = at(key) {
-                let h = &mut hs[i];
-                h.write_u8(2);
-                through(nodes, &p.pod.node_name).hash(h);
-                p.pod.tolerations.hash(h);
-                p.bound_since.hash(h);
-            }
-        }
         for (i, d) in self.pods.pending.iter().enumerate() {
             match d {
                 Delta::Upsert(p) => {
@@ -235,21 +232,21 @@ impl SysState {
 
     /// The renamings without `restart`: nodes in signature order, then pods in signature order
     /// given those node names, one per order of tied members (one when nothing ties).
-    fn free_candidates(&self) -> Vec<Permutation> {
+    fn free_candidates(&self) -> SmallVec<[Permutation; 1]> {
         let node_orders = match self.symmetry.nodes() {
-            [] | [_] => vec![Vec::new()],
+            [] | [_] => smallvec![Pairs::new()],
             nodes => {
                 let signatures: SmallVec<[u64; 8]> =
                     nodes.iter().map(|n| self.node_signature(n)).collect();
                 signature_orders(nodes, &signatures)
             }
         };
-        let mut out = Vec::with_capacity(node_orders.len());
+        let mut out = SmallVec::new();
         for nodes in node_orders {
             let nodes = Permutation::new([], nodes, &self.symmetry);
             let pods = match self.symmetry.classes() {
                 [pods] => signature_orders(pods, &self.pod_signatures(pods, &nodes)),
-                _ => vec![Vec::new()],
+                _ => smallvec![Pairs::new()],
             };
             out.extend(
                 pods.into_iter()
@@ -261,7 +258,7 @@ impl SysState {
 
     /// The candidates with `restart`: in each class, live pods keep their name order and take
     /// the first names; gone ones take the rest in every order.
-    fn restart_candidates(&self) -> Vec<Permutation> {
+    fn restart_candidates(&self) -> SmallVec<[Permutation; 1]> {
         let live = self.live_pods();
         let mut candidates: Vec<Vec<(PodKey, PodKey)>> = vec![Vec::new()];
         for class in self.symmetry.classes() {
@@ -292,8 +289,7 @@ impl SysState {
     /// Work ids renumbered canonically (`Controller::canonicalise_ids`), the history's failed
     /// requests (ids of works) with them. The controller is copied only if an id changes.
     fn canonicalise_ids(&mut self) {
-        let q = self.ctrl.timed_queue();
-        if q.works().is_empty() || q.canonical_ids().iter().all(|(a, b)| a == b) {
+        if self.ctrl.timed_queue().works().is_empty() || self.ctrl.ids_are_canonical() {
             return;
         }
         self.renumber_works();
@@ -308,8 +304,8 @@ impl SysState {
         let failed = &mut self.history.failed;
         if !failed.is_empty() {
             for id in failed.iter_mut() {
-                if let Some(to) = map.get(&WorkId(*id)) {
-                    *id = to.0;
+                if let Ok(i) = map.binary_search_by_key(&WorkId(*id), |(from, _)| *from) {
+                    *id = map[i].1 .0;
                 }
             }
             failed.sort_unstable();
@@ -420,20 +416,58 @@ fn renamed_pod_cache(
     )
 }
 
+/// What the API server says about each pod of `pods` (zero for a pod it lacks), without names,
+/// its node's name taken through `nodes` (see `SysState::pod_signatures`).
+fn api_signatures(api: &ApiServer, pods: &[PodKey], nodes: &Permutation) -> Signatures {
+    let mut out: Signatures = smallvec![0; pods.len()];
+    for (key, p) in api.pods.iter() {
+        if let Some(i) = position(pods, key) {
+            let mut h = Fx::default();
+            h.write_u8(1);
+            through(nodes, &p.pod.node_name).hash(&mut h);
+            p.pod.tolerations.hash(&mut h);
+            (p.bound_since, p.changed_at, p.exposed_in_api).hash(&mut h);
+            (p.version, p.disruption_target, p.deletion).hash(&mut h);
+            out[i] = h.finish();
+        }
+    }
+    out
+}
+
+/// What the pod informer's cache says about each pod of `pods` (as [`api_signatures`]).
+fn pod_cache_signatures(
+    cache: &SmallMap<PodKey, Shared<CachedPod>>,
+    pods: &[PodKey],
+    nodes: &Permutation,
+) -> Signatures {
+    let mut out: Signatures = smallvec![0; pods.len()];
+    for (key, p) in cache.iter() {
+        if let Some(i) = position(pods, key) {
+            let mut h = Fx::default();
+            h.write_u8(2);
+            through(nodes, &p.pod.node_name).hash(&mut h);
+            p.pod.tolerations.hash(&mut h);
+            p.bound_since.hash(&mut h);
+            out[i] = h.finish();
+        }
+    }
+    out
+}
+
 /// The renamings that give the members of `set` (sorted) its own names in the order of their
 /// `signatures` (one per member), one per order of the members with equal ones. Without a tie
 /// (the usual case) the one renaming is read off the sorted signatures, without enumerating.
-fn signature_orders<T: Clone + PartialEq>(set: &[T], signatures: &[u64]) -> Vec<Vec<(T, T)>> {
+fn signature_orders<T: Clone + SameName>(set: &[T], signatures: &[u64]) -> SmallVec<[Pairs<T>; 1]> {
     let mut members: SmallVec<[(u64, usize); 8]> = signatures.iter().copied().zip(0..).collect();
     members.sort_unstable();
     if members.windows(2).all(|w| w[0].0 != w[1].0) {
         let moved = members
             .iter()
             .zip(set)
-            .filter(|(&(_, i), to)| set[i] != **to)
+            .filter(|(&(_, i), to)| !set[i].same(to))
             .map(|(&(_, i), to)| (set[i].clone(), to.clone()))
             .collect();
-        return vec![moved];
+        return smallvec![moved];
     }
     let mut out = vec![Vec::new()];
     let mut start = 0;
@@ -446,7 +480,9 @@ fn signature_orders<T: Clone + PartialEq>(set: &[T], signatures: &[u64]) -> Vec<
             .collect();
         start += tied.len();
     }
-    out
+    out.into_iter()
+        .map(|pairs| pairs.into_iter().collect())
+        .collect()
 }
 
 /// What a work's phase says without names: its kind, attempt, instants, the request's verb and

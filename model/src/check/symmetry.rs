@@ -137,15 +137,19 @@ impl fmt::Debug for Symmetry {
 
 /// A permutation of pods (keys, with their UIDs) and of nodes; what it leaves out is fixed.
 /// Pairs in small vectors: a run renames a handful of names, so a scan beats a map and one
-/// allocation per kind is all a representative pays.
+/// allocation per kind is all a renaming pays (stored inline, they cost more in copies).
 #[derive(Clone, Default)]
 pub(super) struct Permutation {
-    pods: Vec<(PodKey, PodKey)>,
-    uids: Vec<(Uid, Uid)>,
-    nodes: Vec<(NodeName, NodeName)>,
+    pods: Pairs<PodKey>,
+    uids: Pairs<Uid>,
+    nodes: Pairs<NodeName>,
 }
 
+/// The moved members of one kind of name, each with its image.
+pub(super) type Pairs<T> = Vec<(T, T)>;
+
 /// Where `pairs` sends `x` (itself if nowhere).
+#[inline]
 fn image<'a, T: SameName>(pairs: &'a [(T, T)], x: &'a T) -> &'a T {
     pairs.iter().find(|(a, _)| a.same(x)).map_or(x, |(_, b)| b)
 }
@@ -160,6 +164,7 @@ pub(super) trait SameName {
 }
 
 /// `a == b`, by pointer first, then length and last byte.
+#[inline]
 fn same_str(a: &str, b: &str) -> bool {
     std::ptr::eq(a, b)
         || (a.len() == b.len() && a.as_bytes().last() == b.as_bytes().last() && a == b)
@@ -184,6 +189,7 @@ impl SameName for PodKey {
 }
 
 /// The position of `key` in `pods`.
+#[inline]
 pub(super) fn position(pods: &[PodKey], key: &PodKey) -> Option<usize> {
     pods.iter().position(|k| k.same(key))
 }
@@ -195,7 +201,7 @@ impl Permutation {
         nodes: impl IntoIterator<Item = (NodeName, NodeName)>,
         symmetry: &Symmetry,
     ) -> Permutation {
-        let pods: Vec<(PodKey, PodKey)> = pods.into_iter().filter(|(a, b)| !a.same(b)).collect();
+        let pods: Pairs<PodKey> = pods.into_iter().filter(|(a, b)| !a.same(b)).collect();
         let uid = |key: &PodKey| {
             let uids = &symmetry.0.uids;
             uids.iter()
