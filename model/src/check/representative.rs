@@ -700,6 +700,49 @@ mod tests {
         );
     }
 
+    /// The signatures the thread's memo hands back for the API server and the pod cache equal
+    /// fresh ones, under every renaming of nodes tried (so the candidates, and with them the
+    /// representative, are those a fresh computation gives): what an earlier state left in a
+    /// slot, and what the same request finds right after.
+    #[test]
+    fn remembered_signatures_equal_fresh_ones() {
+        for config in ["three-pods", "pods-and-nodes"] {
+            let (_, states) = reachable(Profile::latest(), config, 2, 3_000);
+            let (mut asked, mut served) = (0, 0);
+            for s in &states {
+                let [pods] = s.symmetry.classes() else {
+                    panic!("{config}: one class of pods");
+                };
+                let mut renamings = vec![Permutation::default()];
+                renamings.extend(transpositions(s).into_iter().filter(|r| r.moves_nodes()));
+                for nodes in &renamings {
+                    let fresh = api_signatures(&s.api, pods, nodes);
+                    for _ in 0..2 {
+                        let mut made = false;
+                        let got = rename_memo::api_signatures(&s.api, nodes, || {
+                            made = true;
+                            fresh.clone()
+                        });
+                        assert_eq!(got, fresh, "{config}: API server of {s:?}");
+                        served += usize::from(!made);
+                    }
+                    let fresh = pod_cache_signatures(&s.pods.cache, pods, nodes);
+                    for _ in 0..2 {
+                        let got = rename_memo::pod_cache_signatures(&s.pods.cache, nodes, || {
+                            fresh.clone()
+                        });
+                        assert_eq!(got, fresh, "{config}: pod cache of {s:?}");
+                    }
+                    asked += 1;
+                }
+            }
+            assert!(
+                served >= asked,
+                "{config}: the memo served {served} of {asked} repeated requests"
+            );
+        }
+    }
+
     /// With `restart` only identically configured pods move, and nodes never do.
     #[test]
     fn restart_keeps_nodes_and_live_pod_order() {
