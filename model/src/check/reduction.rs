@@ -519,18 +519,6 @@ fn work_step_ample(
     let Some(w) = s.ctrl.timed_queue().works().get(&id) else {
         return false;
     };
-    let excluded = match w.phase {
-        WorkPhase::Spawned => {
-            w.cancelled && model.profile.cancel_flag != CancelFlag::Absent && !renaming
-        }
-        // A throttled work's request takes a token every other work's next request waits for.
-        WorkPhase::Backoff { .. } | WorkPhase::Throttled { .. } => true,
-        WorkPhase::Armed
-        | WorkPhase::Marked
-        | WorkPhase::Requesting { .. }
-        | WorkPhase::Answered { .. }
-        | WorkPhase::Finished { .. } => false,
-    };
     let hosts = work_hosts(s, w);
     let scope = Scope {
         pod: &w.key.pod,
@@ -540,7 +528,33 @@ fn work_step_ample(
         worker: None,
         delivers: false,
     };
-    !excluded && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
+    work_step_allowed(model, w, renaming) && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
+}
+
+/// A step of work `w` (its timer, start or continuation) may be a candidate in its phase: not the
+/// end of a backoff (it may begin a new attempt, which the cycle proviso's rank does not bound)
+/// nor a throttled work's request (it takes a token every other work's next request waits for),
+/// and a start that drops a cancelled work (it frees the work's id) only where work ids are
+/// unobserved (`renaming`).
+fn work_step_allowed(model: &TaintSys, w: &Work, renaming: bool) -> bool {
+    match w.phase {
+        WorkPhase::Spawned => {
+            !w.cancelled || model.profile.cancel_flag == CancelFlag::Absent || renaming
+        }
+        WorkPhase::Backoff { .. } | WorkPhase::Throttled { .. } => false,
+        WorkPhase::Armed
+        | WorkPhase::Marked
+        | WorkPhase::Requesting { .. }
+        | WorkPhase::Answered { .. }
+        | WorkPhase::Finished { .. } => true,
+    }
+}
+
+/// The answer to work `w`'s request is to a read, and no fault is armed or can be armed before
+/// it.
+fn unfaulted_read(s: &SysState, w: &Work, env: &[Reach<'_>]) -> bool {
+    let fault = s.env.fail_next || env.iter().any(|r| matches!(r, Reach::Answers));
+    matches!(&w.phase, WorkPhase::Requesting { request, .. } if request.verb.is_read()) && !fault
 }
 
 /// A finished work's map update is ample: it reads the work and its pod `k`'s entry under the
@@ -629,10 +643,6 @@ fn read_answer_ample(s: &SysState, id: RequestId, env: &[Reach<'_>]) -> bool {
     let Some(w) = s.ctrl.timed_queue().works().get(&work) else {
         return false;
     };
-    let WorkPhase::Requesting { request, .. } = &w.phase else {
-        return false;
-    };
-    let fault = s.env.fail_next || env.iter().any(|r| matches!(r, Reach::Answers));
     let hosts = work_hosts(s, w);
     let scope = Scope {
         pod: &w.key.pod,
@@ -642,7 +652,7 @@ fn read_answer_ample(s: &SysState, id: RequestId, env: &[Reach<'_>]) -> bool {
         worker: None,
         delivers: false,
     };
-    request.verb.is_read() && !fault && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
+    unfaulted_read(s, w, env) && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
 }
 
 /// The pod informer's delivery of its oldest event, for pod `k`, is ample: it writes `k`'s cached

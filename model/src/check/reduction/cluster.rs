@@ -6,14 +6,13 @@
 //! independent of everything else.
 
 use super::{
-    bound_to, invisible, isolated, no_pod_item, pod_done_requeues, role, work_hosts, AmpleSet, Ctx,
-    Reach, Role, Scope,
+    bound_to, invisible, isolated, no_pod_item, pod_done_requeues, role, unfaulted_read,
+    work_hosts, work_step_allowed, AmpleSet, Ctx, Reach, Role, Scope,
 };
 use crate::api::{NodeName, PodKey};
 use crate::check::action::Action;
 use crate::check::state::{Delta, SysState};
-use crate::core::{shard_of, NodePhase, Step, WorkId, WorkPhase, Worker};
-use crate::profile::CancelFlag;
+use crate::core::{shard_of, NodePhase, Step, WorkId, Worker};
 use smallvec::SmallVec;
 
 /// The first pod, in the order of the enabled actions, whose cluster is ample.
@@ -125,9 +124,7 @@ fn cluster_of(cx: &Ctx<'_>, k: &PodKey) -> Option<AmpleSet> {
             }
             Role::NodeDispatch | Role::PodDispatch | Role::Full => continue,
         };
-        let Some(w) = works.get(&id) else {
-            return None;
-        };
+        let w = works.get(&id)?;
         if w.key.pod != *k {
             continue;
         }
@@ -170,22 +167,8 @@ fn work_member(cx: &Ctx<'_>, a: &Action, id: WorkId) -> bool {
     };
     match role(a) {
         Role::Complete(_) => cx.renaming,
-        Role::Answer(_) => {
-            let fault = cx.s.env.fail_next || cx.env.iter().any(|r| matches!(r, Reach::Answers));
-            matches!(&w.phase, WorkPhase::Requesting { request, .. } if request.verb.is_read())
-                && !fault
-        }
-        Role::Work(_) => match w.phase {
-            WorkPhase::Spawned => {
-                !w.cancelled || cx.model.profile.cancel_flag == CancelFlag::Absent || cx.renaming
-            }
-            WorkPhase::Backoff { .. } | WorkPhase::Throttled { .. } => false,
-            WorkPhase::Armed
-            | WorkPhase::Marked
-            | WorkPhase::Requesting { .. }
-            | WorkPhase::Answered { .. }
-            | WorkPhase::Finished { .. } => true,
-        },
+        Role::Answer(_) => unfaulted_read(cx.s, w, &cx.env),
+        Role::Work(_) => work_step_allowed(cx.model, w, cx.renaming),
         Role::Worker { .. }
         | Role::NodeDispatch
         | Role::PodDispatch
