@@ -353,7 +353,7 @@ fn symmetry_keeps_every_verdict() {
     two_pods.budget = 1;
     let mut pods_and_nodes = CheckConfig::builtin("pods-and-nodes").expect("built-in config");
     pods_and_nodes.budget = 2;
-    for (config, reductions) in [(two_pods, 1.5..=2.0), (pods_and_nodes, 8.0..=24.0)] {
+    for (config, reductions) in [(two_pods, 1.5..=2.0), (pods_and_nodes, 7.0..=24.0)] {
         for profile in ["v1.18", "latest", "fixed"] {
             let profile_of = Profile::by_name(profile).expect("profile");
             let model = || TaintSys::new(profile_of, config.clone());

@@ -7,8 +7,10 @@
 //! moves, a deletion work's start and continuation, its completion, the API server's answer to
 //! a read, and the pod informer's delivery. The conditions a state must meet are
 //! [`node_dispatch_ample`], [`pod_dispatch_ample`], [`work_step_ample`], [`completion_ample`],
-//! [`read_answer_ample`] and [`pod_delivery_ample`]; the argument that they give the four
-//! ample-set conditions is in specs/spec.md, "Partial-order reduction". A step that frees a work
+//! [`read_answer_ample`] and [`pod_delivery_ample`]. Where none is ample, a pod's cluster
+//! ([`cluster`]: every step that concerns one pod, a worker's handling of it among them) may be
+//! an ample set of several actions. The argument that they give the four ample-set conditions
+//! is in specs/spec.md, "Partial-order reduction". A step that frees a work
 //! id commutes with one that takes the lowest free id only up to a renaming of work ids
 //! ([`ids_unobserved`] says when that is as good as equality).
 
@@ -25,6 +27,8 @@ use crate::profile::CancelFlag;
 use crate::shared::Shared;
 use smallvec::SmallVec;
 use stateright::Model;
+
+mod cluster;
 
 /// Whether a run explores every interleaving or one representative per class of
 /// interleavings that differ only in the order of independent invisible internal steps.
@@ -169,33 +173,60 @@ fn environment<'a>(model: &TaintSys, s: &SysState, actions: &'a [Action]) -> Env
 
 type Env<'a> = SmallVec<[Reach<'a>; 8]>;
 
-/// The index in `actions` (all the actions enabled in `s`) of an ample action, if `s` has one.
-/// Work steps, answers and deliveries are candidates only with [`Reduction::Por`] (not with
-/// symmetry),
-/// without user-defined properties (spec PROP-1),
-/// which may observe any event a work emits, and without a client rate limit (CORE-THROTTLE),
-/// whose one bucket makes every work's request depend on every other's.
-pub(super) fn ample(model: &TaintSys, s: &SysState, actions: &[Action]) -> Option<usize> {
+/// What the conditions of every candidate read: the model, the state, the actions enabled in it,
+/// what the environment can do before an ample step, and which kinds of candidate are allowed.
+struct Ctx<'a> {
+    model: &'a TaintSys,
+    s: &'a SysState,
+    actions: &'a [Action],
+    env: Env<'a>,
+    /// Work ids are unobserved ([`ids_unobserved`]): steps that free or take an id may be.
+    renaming: bool,
+}
+
+/// The indices in `actions` of an ample set, in increasing order.
+pub(super) type AmpleSet = SmallVec<[usize; 4]>;
+
+/// The indices in `actions` (all the actions enabled in `s`) of an ample set smaller than
+/// `actions`, if `s` has one: a single candidate independent of everything else, or else a
+/// pod's cluster ([`cluster::pod_cluster`]). Work steps, answers, deliveries and clusters are
+/// candidates only with [`Reduction::Por`] (not with symmetry), without user-defined properties
+/// (spec PROP-1), which may observe any event a work emits, and without a client rate limit
+/// (CORE-THROTTLE), whose one bucket makes every work's request depend on every other's.
+pub(super) fn ample(model: &TaintSys, s: &SysState, actions: &[Action]) -> Option<AmpleSet> {
     let env = environment(model, s, actions);
     let local = model.reduction == Reduction::Por
         && model.custom.is_empty()
         && model.config.rate_limit.is_none();
     let renaming = local && ids_unobserved(s, &env);
-    actions.iter().position(|a| {
+    let cx = Ctx {
+        model,
+        s,
+        actions,
+        env,
+        renaming,
+    };
+    let single = actions.iter().position(|a| {
+        let env = &cx.env;
         let conditions = match role(a) {
-            Role::NodeDispatch => node_dispatch_ample(s, &env),
-            Role::PodDispatch => pod_dispatch_ample(s, &env),
-            Role::Work(id) => local && work_step_ample(model, s, id, renaming, &env),
-            Role::Complete(id) => renaming && completion_ample(s, id, &env),
+            Role::NodeDispatch => node_dispatch_ample(s, env),
+            Role::PodDispatch => pod_dispatch_ample(s, env),
+            Role::Work(id) => local && work_step_ample(model, s, id, renaming, env),
+            Role::Complete(id) => renaming && completion_ample(s, id, env),
             Role::Worker { worker, pick } => {
-                renaming && pick == 0 && listed_pod_ample(s, worker, actions, &env)
+                renaming && pick == 0 && listed_pod_ample(s, worker, actions, env)
             }
-            Role::Answer(id) => local && read_answer_ample(s, id, &env),
-            Role::PodDelivery => local && pod_delivery_ample(model, s, &env),
+            Role::Answer(id) => local && read_answer_ample(s, id, env),
+            Role::PodDelivery => local && pod_delivery_ample(model, s, env),
             Role::Full => false,
         };
         conditions && invisible(model, s, a)
-    })
+    });
+    match single {
+        Some(i) => Some(smallvec::smallvec![i]),
+        None if local => cluster::pod_cluster(&cx),
+        None => None,
+    }
 }
 
 /// Work ids are unobserved from `s` on: states that differ only in which ids their works have
@@ -312,8 +343,8 @@ struct Scope<'a> {
     pod: &'a PodKey,
     /// The nodes it is bound to, and for a work the node its attempt reads.
     hosts: &'a [&'a NodeName],
-    /// The candidate's own work (a work step, an answer to its request).
-    own: Option<WorkId>,
+    /// The candidate's own works (a work step, an answer to its request; a pod's cluster's).
+    own: &'a [WorkId],
     /// The candidate reads the pod's cached object or arrival record (the fixed design's
     /// re-check): then no event for the pod may be delivered before it, not even one the pod
     /// queue drops.
@@ -321,9 +352,12 @@ struct Scope<'a> {
     /// The worker taking the candidate step, if a worker does: its own listing and channels
     /// wait for it.
     worker: Option<usize>,
+    /// The candidate set delivers the pod stream's head, an event for the pod: the pod's events
+    /// behind it are delivered only after it.
+    delivers: bool,
 }
 
-/// Nothing but pod `k`'s own item (a dispatcher's move) or work `own` can touch `k`, or the
+/// Nothing but pod `k`'s own item (a dispatcher's move) or the works `own` can touch `k`, or the
 /// nodes `hosts` it is bound to, before the clock moves: the one-pod isolation the pod
 /// dispatcher's, work and answer conditions share. An add of `k`'s item, a cancel or a new
 /// decision for `k`, a change of its API object or its cached objects, all need an event for
@@ -337,10 +371,12 @@ struct Scope<'a> {
 /// item are the callers' to check.
 fn isolated(s: &SysState, scope: &Scope<'_>, env: &[Reach<'_>]) -> bool {
     let k = scope.pod;
-    let in_flight = s.pods.pending.iter().any(|d| match d {
-        Delta::Upsert(p) => p.pod.key == *k,
-        Delta::Delete(key) => key == k,
-    }) && (scope.reads_cache || !silent_events(s, k));
+    let in_flight = !scope.delivers
+        && s.pods.pending.iter().any(|d| match d {
+            Delta::Upsert(p) => p.pod.key == *k,
+            Delta::Delete(key) => key == k,
+        })
+        && (scope.reads_cache || !silent_events(s, k));
     let env_reaches = env.iter().any(|r| match *r {
         Reach::Answers => false,
         Reach::Node(n) => scope.hosts.contains(&n),
@@ -351,7 +387,7 @@ fn isolated(s: &SysState, scope: &Scope<'_>, env: &[Reach<'_>]) -> bool {
         && !env_reaches
         && !handled(s, k, scope.hosts, scope.worker)
         && !host_items(s, scope.hosts)
-        && works_wait(s, |id, w| w.key.pod == *k && Some(id) != scope.own)
+        && works_wait(s, |id, w| w.key.pod == *k && !scope.own.contains(&id))
 }
 
 /// A worker other than `skip` has, or will take from its channels, an item of pod `k` or of a
@@ -431,9 +467,10 @@ fn pod_dispatch_ample(s: &SysState, env: &[Reach<'_>]) -> bool {
     let scope = Scope {
         pod: k,
         hosts: &hosts,
-        own: None,
+        own: &[],
         reads_cache: false,
         worker: None,
+        delivers: false,
     };
     room && !queued.any(|p| p.key == *k) && isolated(s, &scope, env)
 }
@@ -482,27 +519,42 @@ fn work_step_ample(
     let Some(w) = s.ctrl.timed_queue().works().get(&id) else {
         return false;
     };
-    let excluded = match w.phase {
-        WorkPhase::Spawned => {
-            w.cancelled && model.profile.cancel_flag != CancelFlag::Absent && !renaming
-        }
-        // A throttled work's request takes a token every other work's next request waits for.
-        WorkPhase::Backoff { .. } | WorkPhase::Throttled { .. } => true,
-        WorkPhase::Armed
-        | WorkPhase::Marked
-        | WorkPhase::Requesting { .. }
-        | WorkPhase::Answered { .. }
-        | WorkPhase::Finished { .. } => false,
-    };
     let hosts = work_hosts(s, w);
     let scope = Scope {
         pod: &w.key.pod,
         hosts: &hosts,
-        own: Some(id),
+        own: &[id],
         reads_cache: model.profile.keeps_arrivals(),
         worker: None,
+        delivers: false,
     };
-    !excluded && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
+    work_step_allowed(model, w, renaming) && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
+}
+
+/// A step of work `w` (its timer, start or continuation) may be a candidate in its phase: not the
+/// end of a backoff (it may begin a new attempt, which the cycle proviso's rank does not bound)
+/// nor a throttled work's request (it takes a token every other work's next request waits for),
+/// and a start that drops a cancelled work (it frees the work's id) only where work ids are
+/// unobserved (`renaming`).
+fn work_step_allowed(model: &TaintSys, w: &Work, renaming: bool) -> bool {
+    match w.phase {
+        WorkPhase::Spawned => {
+            !w.cancelled || model.profile.cancel_flag == CancelFlag::Absent || renaming
+        }
+        WorkPhase::Backoff { .. } | WorkPhase::Throttled { .. } => false,
+        WorkPhase::Armed
+        | WorkPhase::Marked
+        | WorkPhase::Requesting { .. }
+        | WorkPhase::Answered { .. }
+        | WorkPhase::Finished { .. } => true,
+    }
+}
+
+/// The answer to work `w`'s request is to a read, and no fault is armed or can be armed before
+/// it.
+fn unfaulted_read(s: &SysState, w: &Work, env: &[Reach<'_>]) -> bool {
+    let fault = s.env.fail_next || env.iter().any(|r| matches!(r, Reach::Answers));
+    matches!(&w.phase, WorkPhase::Requesting { request, .. } if request.verb.is_read()) && !fault
 }
 
 /// A finished work's map update is ample: it reads the work and its pod `k`'s entry under the
@@ -521,9 +573,10 @@ fn completion_ample(s: &SysState, id: WorkId, env: &[Reach<'_>]) -> bool {
     let scope = Scope {
         pod: &w.key.pod,
         hosts: &hosts,
-        own: Some(id),
+        own: &[id],
         reads_cache: false,
         worker: None,
+        delivers: false,
     };
     no_pod_item(s, scope.pod) && isolated(s, &scope, env)
 }
@@ -567,9 +620,10 @@ fn listed_pod_ample(s: &SysState, worker: usize, actions: &[Action], env: &[Reac
     let scope = Scope {
         pod: &pod.key,
         hosts: &hosts,
-        own: None,
+        own: &[],
         reads_cache: true,
         worker: Some(worker),
+        delivers: false,
     };
     // After the last pod, `Done` must not queue the node again: appends to the node queue from
     // two workers, or from a worker and a delivery, do not commute.
@@ -589,19 +643,16 @@ fn read_answer_ample(s: &SysState, id: RequestId, env: &[Reach<'_>]) -> bool {
     let Some(w) = s.ctrl.timed_queue().works().get(&work) else {
         return false;
     };
-    let WorkPhase::Requesting { request, .. } = &w.phase else {
-        return false;
-    };
-    let fault = s.env.fail_next || env.iter().any(|r| matches!(r, Reach::Answers));
     let hosts = work_hosts(s, w);
     let scope = Scope {
         pod: &w.key.pod,
         hosts: &hosts,
-        own: Some(work),
+        own: &[work],
         reads_cache: false,
         worker: None,
+        delivers: false,
     };
-    request.verb.is_read() && !fault && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
+    unfaulted_read(s, w, env) && no_pod_item(s, scope.pod) && isolated(s, &scope, env)
 }
 
 /// The pod informer's delivery of its oldest event, for pod `k`, is ample: it writes `k`'s cached
@@ -676,587 +727,16 @@ fn pod_done_requeues(s: &SysState) -> bool {
         })
 }
 
-/// Keeps only the ample action of `actions` if `s` has one.
+/// Keeps only the ample set of `actions` if `s` has one.
 pub(super) fn reduce(model: &TaintSys, s: &SysState, actions: &mut Vec<Action>) {
-    if let Some(i) = ample(model, s, actions) {
-        let a = actions.swap_remove(i);
-        actions.clear();
-        actions.push(a);
+    if let Some(set) = ample(model, s, actions) {
+        let mut i = 0;
+        actions.retain(|_| {
+            i += 1;
+            set.contains(&(i - 1))
+        });
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::config::{CheckConfig, BUILTIN};
-    use crate::check::run::{run, RunOptions, Strategy};
-    use crate::core::Entry;
-    use crate::fx::Fx;
-    use crate::profile::Profile;
-    use crate::time::Time;
-    use stateright::{Checker, Path};
-    use std::collections::BTreeMap;
-    use std::collections::{HashSet, VecDeque};
-    use std::hash::{Hash, Hasher};
-
-    fn hash(s: &SysState) -> u64 {
-        let mut h = Fx::default();
-        s.hash(&mut h);
-        h.finish()
-    }
-
-    fn enabled(model: &TaintSys, s: &SysState) -> Vec<Action> {
-        let mut actions = Vec::new();
-        model.enabled(s, &mut actions);
-        actions
-    }
-
-    /// The first `limit` states of a breadth-first walk of the full model, then the first
-    /// `limit` of a depth-first one (deep states, with the budget spent).
-    fn reachable(model: &TaintSys, limit: usize) -> Vec<SysState> {
-        let mut out = Vec::new();
-        for depth_first in [false, true] {
-            let mut seen = HashSet::new();
-            let mut queue: VecDeque<SysState> = model.init_states().into();
-            let mut taken = 0;
-            while let Some(s) = if depth_first {
-                queue.pop_back()
-            } else {
-                queue.pop_front()
-            } {
-                if taken == limit {
-                    break;
-                }
-                if !seen.insert(hash(&s)) {
-                    continue;
-                }
-                let actions = enabled(model, &s);
-                queue.extend(actions.into_iter().filter_map(|a| model.next_state(&s, a)));
-                out.push(s);
-                taken += 1;
-            }
-        }
-        out
-    }
-
-    /// An order of `s`'s works that depends on what they are, not on their ids, as groups of
-    /// works alike in everything but id (key, creation, deadline, cancelled flag, phase rank),
-    /// each group by id.
-    fn work_groups(s: &SysState) -> Vec<(WorkSignature, Vec<WorkId>)> {
-        let mut works: Vec<(WorkSignature, WorkId)> = s
-            .ctrl
-            .timed_queue()
-            .works()
-            .iter()
-            .map(|(id, w)| {
-                let signature = (
-                    w.key.pod.clone(),
-                    w.key.uid.clone(),
-                    w.created_at,
-                    w.fire_at,
-                    w.cancelled,
-                    phase_rank(s, w),
-                );
-                (signature, *id)
-            })
-            .collect();
-        works.sort();
-        let mut groups: Vec<(WorkSignature, Vec<WorkId>)> = Vec::new();
-        for (signature, id) in works {
-            match groups.last_mut() {
-                Some((last, ids)) if *last == signature => ids.push(id),
-                _ => groups.push((signature, vec![id])),
-            }
-        }
-        groups
-    }
-
-    type WorkSignature = (PodKey, Option<crate::api::Uid>, Time, Time, bool, u64);
-
-    /// `s` with its works relabelled `0..n` in the order `order`, the history's failed requests
-    /// with them.
-    fn relabelled(s: &SysState, order: &[WorkId]) -> SysState {
-        let map: BTreeMap<WorkId, WorkId> = order
-            .iter()
-            .zip(0u32..)
-            .map(|(id, to)| (*id, WorkId(to)))
-            .collect();
-        let mut t = s.clone();
-        t.ctrl.make_mut().relabel_works(&map);
-        for id in t.history.failed.iter_mut() {
-            if let Some(to) = map.get(&WorkId(*id)) {
-                *id = to.0;
-            }
-        }
-        t.history.failed.sort_unstable();
-        t
-    }
-
-    /// Every order of `ids`.
-    fn permutations(ids: &[WorkId]) -> Vec<Vec<WorkId>> {
-        if ids.len() <= 1 {
-            return vec![ids.to_vec()];
-        }
-        let mut out = Vec::new();
-        for i in 0..ids.len() {
-            let mut rest = ids.to_vec();
-            let first = rest.remove(i);
-            for mut tail in permutations(&rest) {
-                tail.insert(0, first);
-                out.push(tail);
-            }
-        }
-        out
-    }
-
-    /// MODEL-POR: `x` and `y` are equal up to a renaming of work ids, an explicit bijection
-    /// found by search. Both are relabelled `0..n`, `y` in its works' id-free order and `x` in
-    /// every order that agrees with it (works alike but for their ids tried in every order): a
-    /// renaming maps each work onto one alike, so it is found if it exists, and a match is one.
-    fn equal_up_to_ids(x: &SysState, y: &SysState) -> bool {
-        if x == y {
-            return true;
-        }
-        let (gx, gy) = (work_groups(x), work_groups(y));
-        let signatures = |g: &[(WorkSignature, Vec<WorkId>)]| {
-            g.iter()
-                .map(|(sig, ids)| (sig.clone(), ids.len()))
-                .collect::<Vec<_>>()
-        };
-        if signatures(&gx) != signatures(&gy) {
-            return false;
-        }
-        let target = relabelled(
-            y,
-            &gy.iter()
-                .flat_map(|(_, ids)| ids.clone())
-                .collect::<Vec<_>>(),
-        );
-        let mut orders: Vec<Vec<WorkId>> = vec![Vec::new()];
-        for (_, ids) in &gx {
-            orders = orders
-                .iter()
-                .flat_map(|prefix| {
-                    permutations(ids).into_iter().map(move |p| {
-                        let mut order = prefix.clone();
-                        order.extend(p);
-                        order
-                    })
-                })
-                .collect();
-        }
-        orders.iter().any(|order| relabelled(x, order) == target)
-    }
-
-    /// A work's term in the cycle proviso's rank (spec MODEL-POR, C3).
-    fn phase_rank(s: &SysState, w: &Work) -> u64 {
-        match &w.phase {
-            WorkPhase::Armed if w.fire_at <= s.now => 8,
-            WorkPhase::Spawned => 7,
-            WorkPhase::Marked => 6,
-            WorkPhase::Requesting { request, .. } if request.verb == Verb::Get => 5,
-            WorkPhase::Answered { request, .. } if request.verb == Verb::Get => 4,
-            WorkPhase::Requesting { request, .. } if matches!(request.verb, Verb::GetNode(_)) => 3,
-            WorkPhase::Answered { .. } => 2,
-            WorkPhase::Finished { .. } => 1,
-            WorkPhase::Armed
-            | WorkPhase::Requesting { .. }
-            | WorkPhase::Throttled { .. }
-            | WorkPhase::Backoff { .. } => 0,
-        }
-    }
-
-    /// The cycle proviso's rank (spec MODEL-POR, C3), which every ample move strictly lowers
-    /// (compared lexicographically): the listed pods workers have still to process, then the
-    /// events, items and works' phases.
-    fn rank(s: &SysState) -> (usize, u64) {
-        let c = &*s.ctrl;
-        let (held_node, held_pod) = c.held();
-        let count = |n: usize| n as u64;
-        let listed = c
-            .shards()
-            .busy()
-            .map(|(_, sh)| match &sh.worker {
-                Worker::Node {
-                    phase: NodePhase::Pods { pods, next, .. },
-                    ..
-                } => pods.len() - next,
-                _ => 0,
-            })
-            .sum();
-        let events = 3 * count(s.pods.pending.len())
-            + 2 * count(c.node_queue().queued().count() + c.pod_queue().queued().count())
-            + count(usize::from(held_node.is_some()) + usize::from(held_pod.is_some()))
-            + c.timed_queue()
-                .works()
-                .values()
-                .map(|w| phase_rank(s, w))
-                .sum::<u64>();
-        (listed, events)
-    }
-
-    /// Action `b` as it is named once `a` has run: the same, except that after a listing step
-    /// (which processes the first pod left) the same worker's other picks name the same pods one
-    /// place earlier.
-    fn shifted(a: &Action, b: &Action) -> Action {
-        match (a, b) {
-            (
-                Action::Controller(Step::WorkerContinue {
-                    worker: v, pick: 0, ..
-                }),
-                Action::Controller(Step::WorkerContinue {
-                    worker,
-                    immediate,
-                    pick,
-                }),
-            ) if v == worker && *pick > 0 => Action::Controller(Step::WorkerContinue {
-                worker: *worker,
-                immediate: *immediate,
-                pick: pick - 1,
-            }),
-            _ => b.clone(),
-        }
-    }
-
-    /// C1 on the paths of the full model from `s` that do not take `a`, up to `depth` steps:
-    /// `a` stays enabled, and each action taken commutes with it (both orders reach states
-    /// equal up to a renaming of work ids, each enabled after the other). Counts in `renamed`
-    /// the pairs whose orders reach states that differ, equal only up to the renaming.
-    fn independent_along_paths(
-        model: &TaintSys,
-        s: &SysState,
-        a: &Action,
-        depth: usize,
-        renamed: &mut usize,
-    ) -> Result<(), String> {
-        let Some(t) = model.next_state(s, a.clone()) else {
-            return Err(format!("{a:?} disabled in {s:?}"));
-        };
-        let actions = enabled(model, s);
-        if !actions.contains(a) {
-            return Err(format!("{a:?} disabled in {s:?}"));
-        }
-        if depth == 0 {
-            return Ok(());
-        }
-        for b in actions.iter().filter(|b| *b != a) {
-            let u = model.next_state(s, b.clone()).expect("enabled");
-            let b_after = shifted(a, b);
-            if !enabled(model, &t).contains(&b_after) {
-                return Err(format!("{b:?} disabled by {a:?} in {s:?}"));
-            }
-            let ab = model.next_state(&t, b_after).expect("enabled");
-            let ba = model.next_state(&u, a.clone());
-            if ba.as_ref().is_some_and(|ba| *ba != ab) {
-                *renamed += 1;
-            }
-            if !ba.as_ref().is_some_and(|ba| equal_up_to_ids(ba, &ab)) {
-                return Err(format!(
-                    "{a:?} and {b:?} do not commute in {s:?}\n{}",
-                    difference(&ab, ba.as_ref())
-                ));
-            }
-            independent_along_paths(model, &u, a, depth - 1, renamed)?;
-        }
-        Ok(())
-    }
-
-    /// Where two states differ: the lines of their descriptions, and the parts that differ.
-    fn difference(x: &SysState, y: Option<&SysState>) -> String {
-        let Some(y) = y else {
-            return "not enabled".to_string();
-        };
-        let (dx, dy) = (format!("{x:?}"), format!("{y:?}"));
-        let lines: Vec<String> = dx
-            .lines()
-            .zip(dy.lines())
-            .filter(|(l, r)| l != r)
-            .map(|(l, r)| format!("- {l}\n+ {r}"))
-            .collect();
-        let parts = [
-            ("api", x.api == y.api),
-            ("nodes", x.nodes == y.nodes),
-            ("pods", x.pods == y.pods),
-            ("ctrl", x.ctrl == y.ctrl),
-            ("env", x.env == y.env),
-            ("history", x.history == y.history),
-        ];
-        let differ: Vec<&str> = parts.iter().filter(|p| !p.1).map(|p| p.0).collect();
-        format!("parts differing: {differ:?}\n{}", lines.join("\n"))
-    }
-
-    /// MODEL-POR: on sampled reachable states of every built-in configuration and profile,
-    /// each ample move changes no property's value, lowers the cycle proviso's rank (C3) and
-    /// commutes, up to a renaming of work ids, with every action of every path of up to three
-    /// steps that does not take it (C1, bounded). Every entry names a work that exists (so no
-    /// stale id can meet a new work's).
-    #[test]
-    fn ample_moves_commute_and_are_invisible() {
-        let mut ample_states = 0;
-        let mut by_kind: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut failures: BTreeMap<String, (usize, String)> = BTreeMap::new();
-        let mut renamed = 0;
-        for (config_name, _) in BUILTIN {
-            for profile in profiles() {
-                let config = CheckConfig::builtin(config_name).expect("built-in config");
-                let model = TaintSys {
-                    reduction: Reduction::Por,
-                    ..TaintSys::new(profile, config)
-                };
-                for s in reachable(&model, 4_000).iter().step_by(3) {
-                    let q = s.ctrl.timed_queue();
-                    assert!(q
-                        .entries()
-                        .values()
-                        .filter_map(Entry::work)
-                        .all(|id| q.works().contains_key(&id)));
-                    let actions = enabled(&model, s);
-                    let Some(i) = ample(&model, s, &actions) else {
-                        continue;
-                    };
-                    ample_states += 1;
-                    let a = &actions[i];
-                    *by_kind.entry(kind(s, a)).or_default() += 1;
-                    let t = model.next_state(s, a.clone()).expect("ample is enabled");
-                    for p in model.properties() {
-                        assert_eq!((p.condition)(&model, s), (p.condition)(&model, &t));
-                    }
-                    assert!(rank(&t) < rank(s), "{a:?} does not lower the rank in {s:?}");
-                    if let Err(e) = independent_along_paths(&model, s, a, 3, &mut renamed) {
-                        let failure = failures
-                            .entry(format!("{}/{}: {}", profile.name, config_name, kind(s, a)))
-                            .or_insert((0, e));
-                        failure.0 += 1;
-                    }
-                }
-            }
-        }
-        println!("{ample_states} sampled states with an ample move: {by_kind:?}");
-        for (case, (n, example)) in &failures {
-            println!("FAILS {n}x {case}: {example}\n");
-        }
-        assert!(failures.is_empty(), "{} failing cases", failures.len());
-        println!("{renamed} pairs commuted only up to a renaming of work ids");
-        assert!(
-            renamed > 0,
-            "no pair needed a renaming: the comparison went untested"
-        );
-        for kind in [
-            "CompleteWork",
-            "WorkerContinue(pod)",
-            "StartWork",
-            "ContinueWork",
-        ] {
-            assert!(
-                by_kind.get(kind).is_some_and(|n| *n > 10),
-                "{kind} rarely ample: {by_kind:?}"
-            );
-        }
-        assert!(
-            ample_states > 100,
-            "only {ample_states} states had an ample move"
-        );
-    }
-
-    /// The configurations of the verdict table (specs/verdicts.md): every built-in one but the
-    /// two the symmetry tests use (`three-pods`, `pods-and-nodes`).
-    fn table_configs() -> impl Iterator<Item = &'static str> {
-        BUILTIN
-            .iter()
-            .map(|(name, _)| *name)
-            .filter(|name| !matches!(*name, "three-pods" | "pods-and-nodes"))
-    }
-
-    fn profiles() -> [Profile; 3] {
-        [Profile::v1_18(), Profile::latest(), Profile::fixed()]
-    }
-
-    /// MODEL-POR: on every configuration of the verdict table, per profile, the same verdicts
-    /// with and without the reduction (DFS), never more states with it, and every path found
-    /// with it is a path of the full model (replayed step by step).
-    #[test]
-    fn reduction_keeps_every_verdict_and_paths_replay() {
-        let (mut full_total, mut por_total) = (0, 0);
-        for config in table_configs() {
-            for profile in profiles() {
-                let config = CheckConfig::builtin(config).expect("built-in config");
-                let model = TaintSys::new(profile, config);
-                let with = |reduction| RunOptions {
-                    strategy: Strategy::Dfs,
-                    reduction,
-                    ..RunOptions::default()
-                };
-                let full = run(model.clone(), &with(Reduction::None), |_, _, _| {});
-                let por = run(model.clone(), &with(Reduction::Por), |_, _, _| {});
-                let statuses = |r: &crate::check::run::Report| {
-                    r.properties.iter().map(|p| p.status).collect::<Vec<_>>()
-                };
-                assert!(full.complete && por.complete);
-                assert_eq!(
-                    statuses(&por),
-                    statuses(&full),
-                    "{}/{}",
-                    profile.name,
-                    por.config
-                );
-                assert!(por.unique_states <= full.unique_states);
-                println!(
-                    "{}/{}: {} -> {} unique states",
-                    profile.name, por.config, full.unique_states, por.unique_states
-                );
-                full_total += full.unique_states;
-                por_total += por.unique_states;
-                let reduced = TaintSys {
-                    reduction: Reduction::Por,
-                    ..model.clone()
-                };
-                let checker = reduced.checker().spawn_dfs().join();
-                for (name, path) in checker.discoveries() {
-                    let actions: Vec<Action> = path.into_actions();
-                    let init = model.initial_state();
-                    assert!(
-                        Path::from_actions(&model, init, &actions).is_some(),
-                        "{}: {name} does not replay in the full model",
-                        profile.name
-                    );
-                }
-            }
-        }
-        println!("in all: {full_total} -> {por_total} unique states");
-        assert!(
-            por_total < full_total,
-            "the reduction never removed a state: {full_total} -> {por_total}"
-        );
-    }
-
-    /// The kind of an action, for [`states_without_ample_move`].
-    fn kind(s: &SysState, a: &Action) -> &'static str {
-        match a {
-            Action::Controller(step) => match step {
-                Step::DispatchNode => "DispatchNode",
-                Step::DispatchPod => "DispatchPod",
-                Step::WorkerTakeNode(_) => "WorkerTakeNode",
-                Step::WorkerTakePod(_) => "WorkerTakePod",
-                Step::WorkerContinue { worker, .. } => {
-                    match s.ctrl.shards().get(*worker).map(|sh| &sh.worker) {
-                        Some(Worker::Draining { .. }) => "WorkerContinue(draining)",
-                        Some(Worker::Node {
-                            phase: NodePhase::Updated { .. },
-                            ..
-                        }) => "WorkerContinue(list)",
-                        Some(Worker::Node { .. }) => "WorkerContinue(pod)",
-                        _ => "WorkerContinue(?)",
-                    }
-                }
-                Step::FireTimer(_) => "FireTimer",
-                Step::StartWork(_) => "StartWork",
-                Step::ContinueWork(_) => "ContinueWork",
-                Step::CompleteWork(_) => "CompleteWork",
-            },
-            Action::ApiRespond(id) => {
-                let read =
-                    s.ctrl
-                        .timed_queue()
-                        .works()
-                        .get(&WorkId(id.0))
-                        .is_some_and(|w| match &w.phase {
-                            WorkPhase::Requesting { request, .. } => request.verb.is_read(),
-                            _ => false,
-                        });
-                if read {
-                    "ApiRespond(read)"
-                } else {
-                    "ApiRespond(write)"
-                }
-            }
-            Action::Tick(_) => "Tick",
-            Action::InformerDeliverNode => "DeliverNode",
-            Action::InformerDeliverPod => "DeliverPod",
-            Action::Env(_) => "Env",
-        }
-    }
-
-    /// MODEL-POR measurement (not a check): walks the reduced model of `three-pods` budget 1
-    /// and `default --pods 3 --budget 2` (profile latest) depth first and counts the states
-    /// that have no ample move, by the kinds of action enabled in them. Run with
-    /// `cargo test --release -p taintcheck-model --lib states_without_ample_move -- --ignored
-    /// --nocapture`.
-    #[test]
-    #[ignore = "a measurement, minutes long"]
-    fn states_without_ample_move() {
-        use crate::check::config::Overrides;
-        let cases: [(&str, u8, Option<usize>); 2] =
-            [("three-pods", 1, None), ("default", 2, Some(3))];
-        for (name, budget, pods) in cases {
-            let mut config = CheckConfig::builtin(name).expect("built-in config");
-            config
-                .apply(&Overrides {
-                    pods,
-                    budget: Some(budget),
-                    ..Overrides::default()
-                })
-                .expect("valid overrides");
-            let model = TaintSys {
-                reduction: Reduction::Por,
-                ..TaintSys::new(Profile::latest(), config)
-            };
-            let mut seen = HashSet::new();
-            let mut stack = model.init_states();
-            let (mut states, mut full) = (0u64, 0u64);
-            let mut by_kind: BTreeMap<&str, u64> = BTreeMap::new();
-            let mut only_full: BTreeMap<String, u64> = BTreeMap::new();
-            while let Some(s) = stack.pop() {
-                if !seen.insert(hash(&s)) {
-                    continue;
-                }
-                states += 1;
-                let actions = enabled(&model, &s);
-                let ample = ample(&model, &s, &actions);
-                if ample.is_none() && actions.len() > 1 {
-                    full += 1;
-                    let kinds: std::collections::BTreeSet<&str> =
-                        actions.iter().map(|a| kind(&s, a)).collect();
-                    for k in &kinds {
-                        *by_kind.entry(k).or_default() += 1;
-                    }
-                    let set: Vec<&str> = kinds.into_iter().collect();
-                    *only_full.entry(set.join(" ")).or_default() += 1;
-                }
-                let chosen: Vec<Action> = match ample {
-                    Some(i) => vec![actions[i].clone()],
-                    None => actions,
-                };
-                stack.extend(chosen.into_iter().filter_map(|a| model.next_state(&s, a)));
-            }
-            println!("{name} budget {budget} pods {pods:?}: {states} states, {full} with >1 action and no ample move");
-            for (k, n) in &by_kind {
-                println!("  {k}: enabled in {n}");
-            }
-            let mut sets: Vec<_> = only_full.into_iter().collect();
-            sets.sort_by_key(|set| std::cmp::Reverse(set.1));
-            for (set, n) in sets.iter().take(15) {
-                println!("  {n}: {set}");
-            }
-        }
-    }
-
-    /// MODEL-POR, CHECK-2: BFS reports the same counterexamples and examples, step for step,
-    /// with and without the reduction: the shortest-path pass explores the full model.
-    #[test]
-    fn shortest_paths_come_from_the_full_model() {
-        for config in ["default", "failing-delete", "same-name-successor"] {
-            for profile in profiles() {
-                let config = CheckConfig::builtin(config).expect("built-in config");
-                let model = TaintSys::new(profile, config);
-                let with = |reduction| RunOptions {
-                    strategy: Strategy::Bfs,
-                    reduction,
-                    ..RunOptions::default()
-                };
-                let full = run(model.clone(), &with(Reduction::None), |_, _, _| {});
-                let por = run(model.clone(), &with(Reduction::Por), |_, _, _| {});
-                assert_eq!(por.properties, full.properties, "{}", profile.name);
-            }
-        }
-    }
-}
+mod tests;
