@@ -618,11 +618,13 @@ impl TimedQueue {
     }
 
     /// A renumbering of the works in use onto themselves (so the allocator, which hands out the
-    /// lowest free id, is unchanged) that depends on what the works are, not on their ids: the
-    /// entries' works in key order first, then the others by (key, creation, deadline). Ids are
-    /// only ever compared for equality, so applying it ([`TimedQueue::renumber`]) gives an
-    /// equivalent state; for the model's symmetry reduction (spec MODEL-SYM).
-    pub fn canonical_ids(&self) -> BTreeMap<WorkId, WorkId> {
+    /// lowest free id, is unchanged) that depends on what the works are, and on their ids only
+    /// between works that tie: the entries' works in key order first, then the others by (key,
+    /// creation, deadline, id). Ids are only ever compared for equality, so applying it
+    /// ([`TimedQueue::renumber`]) gives an equivalent state; for the model's symmetry reduction
+    /// (spec MODEL-SYM), which uses [`TimedQueue::canonical_order`] directly.
+    #[cfg(test)]
+    pub(crate) fn canonical_ids(&self) -> BTreeMap<WorkId, WorkId> {
         self.canonical_order()
             .into_iter()
             .zip(self.works.keys().copied())
