@@ -124,11 +124,11 @@ fn a_part_says_its_reduction() {
 fn unreduced_bfs_parts_name_their_roots_and_merge_to_the_single_runs_paths() {
     let d = dir("merge-unreduced");
     let none = ["--reduction", "none"];
-    let mut args = vec!["check", "--config", "timer-vs-cancel", "--json"];
+    let mut args = vec!["check", "--config", "default", "--json"];
     args.extend(none);
     let single = taintcheck(&args);
     assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
-    let (files, merged) = split_and_merge_with(&d, "timer-vs-cancel", 3, &none);
+    let (files, merged) = split_and_merge_with(&d, "default", 3, &none);
     let crossings: usize = files
         .iter()
         .map(|f| {
