@@ -23,10 +23,22 @@ fn json(o: &std::process::Output) -> Value {
 /// Runs the `count` parts of `config` (`check --partition I/N --json`) into files under `d`, and
 /// `merge --json` on them: the files, and merge's output (exit 0).
 fn split_and_merge(d: &Path, config: &str, count: usize) -> (Vec<String>, Output) {
+    split_and_merge_with(d, config, count, &[])
+}
+
+/// [`split_and_merge`] with `extra` arguments to every part.
+fn split_and_merge_with(
+    d: &Path,
+    config: &str,
+    count: usize,
+    extra: &[&str],
+) -> (Vec<String>, Output) {
     let mut files = Vec::new();
     for i in 0..count {
         let part = format!("{i}/{count}");
-        let o = taintcheck(&["check", "--config", config, "--partition", &part, "--json"]);
+        let mut args = vec!["check", "--config", config, "--partition", &part, "--json"];
+        args.extend(extra);
+        let o = taintcheck(&args);
         assert_eq!(o.status.code(), Some(0), "{part}: {}", stderr(&o));
         assert_eq!(json(&o)["partition"]["index"], i);
         let file = d.join(format!("part-{i}-of-{count}.json"));
@@ -103,6 +115,39 @@ fn a_part_says_its_reduction() {
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
         assert_eq!(json(&o)["reduction"], named, "{args:?}");
     }
+}
+
+/// Without reduction, BFS parts make their paths shortest in their own shares and name the root
+/// of the cut each goes through (`partition.crossings`); `merge` still gives the single run's
+/// counterexamples.
+#[test]
+fn unreduced_bfs_parts_name_their_roots_and_merge_to_the_single_runs_paths() {
+    let d = dir("merge-unreduced");
+    let none = ["--reduction", "none"];
+    let mut args = vec!["check", "--config", "default", "--json"];
+    args.extend(none);
+    let single = taintcheck(&args);
+    assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
+    let (files, merged) = split_and_merge_with(&d, "default", 3, &none);
+    let crossings: usize = files
+        .iter()
+        .map(|f| {
+            let part: Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+            part["partition"]["crossings"]
+                .as_object()
+                .map_or(0, |c| c.len())
+        })
+        .sum();
+    assert!(crossings > 0, "some path goes through the cut");
+    let (single, merged) = (json(&single), json(&merged));
+    let props = |v: &Value| v["properties"].as_array().unwrap().clone();
+    for (s, m) in props(&single).iter().zip(props(&merged).iter()) {
+        assert_eq!(s["status"], m["status"], "{}", s["name"]);
+        for path in ["counterexample", "example"] {
+            assert_eq!(s[path], m[path], "{}'s {path}", s["name"]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// The tutorial's configuration with declared properties, split in 2 and 3 parts, merges to

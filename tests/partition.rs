@@ -133,6 +133,70 @@ fn bfs_parts_merged_are_the_single_run_with_its_shortest_counterexamples() {
     }
 }
 
+/// Under BFS without reduction a part makes its paths shortest inside its own share, not in the
+/// whole model: some part's path is not the single run's (it is longer, or as long through a
+/// later root of the cut), none is shorter, every path through the cut names its root, and
+/// `merge` still picks the single run's. With reduction a part runs the single run's pass on
+/// the whole unreduced model, so every part's path is the single run's and names no root.
+#[test]
+fn bfs_parts_without_reduction_stay_in_their_share_for_shortest_paths() {
+    let path_of = |r: &Report, name: &str| {
+        let p = r.properties.iter().find(|p| p.name == name).unwrap();
+        p.path().map(|t| serde_json::to_value(t).unwrap())
+    };
+    let steps = |v: &Value| v["steps"].as_array().unwrap().len();
+    let count = 3;
+    let (mut local, mut differing) = (0, 0);
+    for config in CONFIGS {
+        let m = model("latest", config);
+        let o = opts(Strategy::Bfs, false, Reduction::None);
+        let single = run(m.clone(), &o, |_, _, _| {});
+        let reports: Vec<Report> = (0..count).map(|i| part(&m, &o, i, count)).collect();
+        for r in &reports {
+            let info = r.partition.as_ref().unwrap();
+            for p in r.properties.iter().filter(|p| p.path().is_some()) {
+                let (theirs, ours) = (path_of(r, p.name).unwrap(), path_of(&single, p.name));
+                let ours = ours.expect("a part finds only what the whole run finds");
+                assert!(
+                    steps(&theirs) >= steps(&ours),
+                    "latest/{config} part {}: {} shorter than the single run's",
+                    info.index,
+                    p.name
+                );
+                if steps(&theirs) >= info.cut_depth {
+                    assert!(
+                        info.crossings.contains_key(p.name),
+                        "latest/{config} part {}: {} goes through the cut",
+                        info.index,
+                        p.name
+                    );
+                    local += 1;
+                }
+                if theirs != ours {
+                    differing += 1;
+                }
+            }
+        }
+        let what = format!("latest/{config} bfs none N={count}");
+        assert_same(&what, &single, &merged(&m, &o, count), true);
+    }
+    println!("{local} part paths through the cut, {differing} not the single run's");
+    assert!(
+        local > 0 && differing > 0,
+        "{local} local, {differing} differ"
+    );
+    let m = model("latest", "default");
+    let o = opts(Strategy::Bfs, false, Reduction::Por);
+    let single = run(m.clone(), &o, |_, _, _| {});
+    for i in 0..count {
+        let r = part(&m, &o, i, count);
+        assert!(r.partition.as_ref().unwrap().crossings.is_empty());
+        for p in r.properties.iter().filter(|p| p.path().is_some()) {
+            assert_eq!(path_of(&r, p.name), path_of(&single, p.name), "{}", p.name);
+        }
+    }
+}
+
 #[test]
 fn dfs_parts_merged_have_the_single_runs_verdicts() {
     for reduction in REDUCTIONS {

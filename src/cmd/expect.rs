@@ -11,9 +11,14 @@ use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread::JoinHandle;
 use taintcheck_model::oracle::expect::envelope;
+use taintcheck_model::profile::Profile;
+use taintcheck_model::scenario::Scenario;
 use taintcheck_model::time::Duration;
-use taintcheck_runtime::driver::{run_scenario, ClockKind};
+use taintcheck_model::trace::TraceRecord;
+use taintcheck_runtime::driver::{run_scenario_streamed, ClockKind};
 
 #[derive(Args)]
 pub struct ExpectArgs {
@@ -36,9 +41,13 @@ pub fn run(args: &ExpectArgs) -> Outcome {
     let bound = args
         .latency_bound_ms
         .map_or_else(|| scenario.latency_bound(), Duration);
-    let reference = run_scenario(&scenario, profile, ClockKind::Virtual);
-    let pods = envelope(&scenario, &reference.records, profile, bound)
-        .map_err(|e| Failure::input(format!("{}: {e}", args.scenario.display())))?;
+    let pods = envelope(
+        &scenario,
+        || Reference::run(&scenario, profile),
+        profile,
+        bound,
+    )
+    .map_err(|e| Failure::input(format!("{}: {e}", args.scenario.display())))?;
     if args.json {
         let report = json!({
             "scenario": scenario.name,
@@ -61,4 +70,67 @@ pub fn run(args: &ExpectArgs) -> Outcome {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A reference run of the scenario on its own thread, on the virtual clock, its records handed
+/// over as they are made through a short channel: the run waits while the envelope catches up,
+/// and nothing of the trace is kept (ORACLE-10).
+struct Reference {
+    records: Option<Receiver<Option<TraceRecord>>>,
+    run: Option<JoinHandle<()>>,
+}
+
+impl Reference {
+    fn run(scenario: &Scenario, profile: Profile) -> Reference {
+        let (send, records) = sync_channel(16);
+        let scenario = scenario.clone();
+        let run = std::thread::spawn(move || {
+            let sink = send.clone();
+            // A send fails only once the envelope has stopped reading (an error): the run then
+            // goes on to its end unread.
+            run_scenario_streamed(
+                &scenario,
+                profile,
+                ClockKind::Virtual,
+                Box::new(move |r| {
+                    let _ = sink.send(Some(r));
+                }),
+            );
+            let _ = send.send(None);
+        });
+        Reference {
+            records: Some(records),
+            run: Some(run),
+        }
+    }
+}
+
+impl Iterator for Reference {
+    type Item = TraceRecord;
+
+    fn next(&mut self) -> Option<TraceRecord> {
+        match self.records.as_ref()?.recv() {
+            Ok(Some(record)) => return Some(record),
+            Ok(None) => {}
+            // The run ended without saying so: it panicked; so does the command, as it would
+            // have on this thread.
+            Err(_) => {
+                if let Some(Err(panic)) = self.run.take().map(JoinHandle::join) {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        }
+        self.records = None;
+        None
+    }
+}
+
+impl Drop for Reference {
+    /// Stops reading first, so that a run still sending ends, then waits for it.
+    fn drop(&mut self) {
+        self.records = None;
+        if let Some(run) = self.run.take() {
+            let _ = run.join();
+        }
+    }
 }

@@ -18,14 +18,18 @@
 //! explored by both (the price of needing no communication between parts).
 //!
 //! Paths found in a share start at a root; the prefix's parent links extend them back to the
-//! initial state, so every counterexample is a path of the whole (reduced) model, and BFS's
-//! shortest pass ([`super::shortest`]) runs on the whole unreduced model, as in a single run.
+//! initial state, so every counterexample is a path of the whole (reduced) model. Under BFS
+//! without reduction the shortest pass ([`super::shortest`]) stays in the share and [`merge`]
+//! keeps the shortest path, the one through the earliest root on a tie: the single run's.
+//! With reduction a shortest path of the unreduced model may leave the reduced graph, so the
+//! pass runs on the whole unreduced model, as in a single run.
 //! Every property the model has is shared, the user-defined ones too; [`merge`] combines
 //! whatever properties the parts report, the same in every part.
 
 use super::action::Action;
 use super::properties::custom::MAX_CUSTOM;
 use super::properties::PROPERTIES;
+use super::reduction::Reduction;
 use super::run::{self, Explored, PropertyReport, Report, RunOptions, Status, Strategy};
 use super::shortest::{self, discovered, fingerprint, Parents};
 use super::state::SysState;
@@ -95,6 +99,11 @@ pub struct PartitionInfo {
     pub roots: usize,
     /// The initial state's fingerprint (hex): parts of different models do not merge.
     pub initial: String,
+    /// Under BFS without reduction, per property whose path goes through the cut's level: the
+    /// position there (over all parts) of the root it goes through. [`merge`] breaks ties
+    /// between equally short paths by it, which makes the merged path the single run's.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub crossings: BTreeMap<&'static str, usize>,
 }
 
 /// The prefix above the cut and the cut's level.
@@ -285,7 +294,7 @@ pub fn run(
         .step_by(part.count)
         .cloned()
         .collect();
-    let info = PartitionInfo {
+    let mut info = PartitionInfo {
         index: part.index,
         count: part.count,
         cut_depth: cut.depth,
@@ -297,8 +306,18 @@ pub fn run(
             .first()
             .map(|s| format!("{:016x}", fingerprint(s)))
             .unwrap_or_default(),
+        crossings: BTreeMap::new(),
     };
-    let mut explored = if roots.is_empty() {
+    // Without reduction the share is a share of the model as specified, so BFS's pass can stay
+    // in it (CHECK-6, "Paths"); with it, a shortest path of the unreduced model may leave the
+    // reduced graph, and `run::report` runs the pass on the whole unreduced model.
+    let local = opts.strategy == Strategy::Bfs && model.reduction == Reduction::None;
+    let share = Share {
+        model: model.clone(),
+        roots: Arc::new(roots),
+        conditions: Arc::new(model.properties().iter().map(|p| p.condition).collect()),
+    };
+    let mut explored = if share.roots.is_empty() {
         Explored {
             discoveries: HashMap::new(),
             states: 0,
@@ -306,14 +325,24 @@ pub fn run(
             max_depth: 0,
             seconds: 0.0,
             complete: true,
+            shortest: local,
         }
     } else {
-        let share = Share {
-            model: model.clone(),
-            roots: Arc::new(roots),
-            conditions: Arc::new(model.properties().iter().map(|p| p.condition).collect()),
-        };
-        run::explore(share, opts, progress)
+        let mut explored = run::explore(share.clone(), opts, progress);
+        if local {
+            // Found below the cut only: a discovery above it is shorter than any through it.
+            let below: Vec<&'static str> = explored
+                .discoveries
+                .keys()
+                .filter(|name| !cut.found.contains_key(*name))
+                .copied()
+                .collect();
+            explored
+                .discoveries
+                .extend(shortest::discoveries(&share, &below));
+            explored.shortest = true;
+        }
+        explored
     };
     // A share's paths start at a root: extend them back to the initial state. A discovery above
     // the cut is shorter than any through it.
@@ -321,10 +350,16 @@ pub fn run(
     for (name, path) in explored.discoveries.drain() {
         let steps = path.into_vec();
         let root = fingerprint(&steps[0].0);
+        if local {
+            if let Some(j) = share.roots.iter().position(|r| fingerprint(r) == root) {
+                info.crossings.insert(name, part.index + j * part.count);
+            }
+        }
         let then = steps.into_iter().filter_map(|(_, a)| a).collect();
         discoveries.insert(name, cut.path(&model, root, then));
     }
     for (name, fp) in &cut.found {
+        info.crossings.remove(name);
         discoveries.insert(*name, cut.path(&model, *fp, Vec::new()));
     }
     explored.discoveries = discoveries;
@@ -449,18 +484,22 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
         } else {
             "example"
         };
-        let mut shortest: Option<&Value> = None;
-        for part in &lines {
+        // The shortest; on a tie, the one through the earliest root of the cut's level, then
+        // the lowest part.
+        let mut shortest: Option<((usize, u64), &Value)> = None;
+        for ((_, r), part) in reports.iter().zip(&lines) {
             let line = part.iter().find(|q| q.name == p.name).map(|q| q.line);
             let path = line.and_then(|l| l.get(path_key)).filter(|v| !v.is_null());
             if let Some(path) = path {
-                let len = |v: &Value| v["steps"].as_array().map_or(usize::MAX, Vec::len);
-                if shortest.is_none_or(|s| len(path) < len(s)) {
-                    shortest = Some(path);
+                let len = path["steps"].as_array().map_or(usize::MAX, Vec::len);
+                let crossing = r["partition"]["crossings"][p.name].as_u64();
+                let rank = (len, crossing.unwrap_or(u64::MAX));
+                if shortest.is_none_or(|(best, _)| rank < best) {
+                    shortest = Some((rank, path));
                 }
             }
         }
-        let path = shortest.cloned();
+        let path = shortest.map(|(_, path)| path.clone());
         properties.push(PropertyReport {
             name: p.name.to_string(),
             id: p.id.to_string(),

@@ -277,6 +277,8 @@ pub(super) struct Explored {
     pub seconds: f64,
     /// The whole bounded state space of the explored model was explored.
     pub complete: bool,
+    /// The paths are already shortest ones (a part's, CHECK-6): BFS's pass is not run again.
+    pub shortest: bool,
 }
 
 /// Runs stateright's checker on `model` (the model, or a share of it: [`super::partition`]).
@@ -342,6 +344,7 @@ where
         max_depth: checker.max_depth(),
         seconds,
         complete: opts.strategy != Strategy::Simulation && !reached_target,
+        shortest: false,
     }
 }
 
@@ -362,6 +365,7 @@ pub(super) fn report(
         .collect();
     match opts.strategy {
         // Shortest in the model as specified: the pass explores without reduction.
+        Strategy::Bfs if explored.shortest => {}
         Strategy::Bfs => discoveries.extend(shortest::discoveries(&model.unreduced(), &found)),
         Strategy::Dfs | Strategy::Simulation => {
             for name in &found {

@@ -40,10 +40,16 @@ pub fn counterexamples(
 /// A shortest path to a discovery for each named property that has one: a state violating an
 /// `always` property, or a state satisfying a `sometimes` property (its example; the witness
 /// bits are sticky too, MODEL-S6). Names that are not properties of the model are ignored.
-pub fn discoveries(
-    model: &TaintSys,
+///
+/// `model` is the whole model, or a share of it ([`super::partition`]): the paths then start at
+/// the share's roots, and are shortest from them.
+pub fn discoveries<M>(
+    model: &M,
     names: &[&'static str],
-) -> BTreeMap<&'static str, Path<SysState, Action>> {
+) -> BTreeMap<&'static str, Path<SysState, Action>>
+where
+    M: Model<State = SysState, Action = Action>,
+{
     let properties = model.properties();
     let mut wanted: Vec<_> = properties
         .iter()
@@ -97,7 +103,10 @@ pub fn discoveries(
 
 /// The path from an initial state to the state with fingerprint `fp`, replayed so that it carries
 /// every intermediate state.
-pub(super) fn path_to(model: &TaintSys, parents: &Parents, mut fp: u64) -> Path<SysState, Action> {
+pub(super) fn path_to<M>(model: &M, parents: &Parents, mut fp: u64) -> Path<SysState, Action>
+where
+    M: Model<State = SysState, Action = Action>,
+{
     let mut actions = Vec::new();
     while let Some(Some((parent, action))) = parents.get(&fp) {
         actions.push(action.clone());
@@ -121,7 +130,7 @@ pub(super) fn fingerprint(state: &SysState) -> u64 {
 
 /// Whether `state` is a discovery for `p`: it violates an `always` property or satisfies a
 /// `sometimes` one.
-pub(super) fn discovered(model: &TaintSys, p: &Property<TaintSys>, state: &SysState) -> bool {
+pub(super) fn discovered<M: Model>(model: &M, p: &Property<M>, state: &M::State) -> bool {
     (p.condition)(model, state) == (p.expectation == Expectation::Sometimes)
 }
 

@@ -11,16 +11,17 @@
 
 use super::output::Observe;
 use super::state::Fault;
-use super::truth::{PodStatus, Truth};
-use super::{Options, Oracle, Result};
+use super::truth::{PodStatus, TruePod, Truth, Why};
+use super::{BadInput, Error, Options, Oracle, Result};
 use crate::api::{PodKey, Uid};
+use crate::core::throttle::RateLimit;
 use crate::core::ApiResult;
 use crate::profile::Profile;
 use crate::scenario::{Op, Scenario};
 use crate::time::{Duration, Time};
 use crate::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 use std::sync::Arc;
 
@@ -77,106 +78,285 @@ impl fmt::Display for PodEnvelope {
     }
 }
 
-/// The envelope of `scenario` under `profile` with latency bound `bound`, given the trace of a
-/// reference run of it (the runtime's), from which only the environment's changes are used.
-pub fn envelope(
+/// The envelope of `scenario` under `profile` with latency bound `bound`. `reference` runs the
+/// scenario on the reference runtime and yields its trace records as they are made; only the
+/// environment's changes are used. It is called twice, and must yield the same records both
+/// times (the runtime's serial virtual clock makes a run deterministic, RT-DRV-1): the first
+/// pass explores the behaviours and finds each incarnation's outcome, the second reads the API
+/// state at the instant each reason is about. So nothing of the trace is kept: the cost in
+/// memory is what is live (the oracle's components, the API objects, the lines held back while
+/// a DELETE is in flight; see [`Environment`]), not the trace's length (ORACLE-10).
+pub fn envelope<I>(
     scenario: &Scenario,
-    reference: &[TraceRecord],
+    mut reference: impl FnMut() -> I,
     profile: Profile,
     bound: Duration,
-) -> Result<Vec<PodEnvelope>> {
-    let env = environment(reference);
-    let mut options = Options::new(profile, bound);
-    options.observe = Some(Observe::default());
-    options.explore = true;
-    options.workers = scenario.runtime.workers;
-    let mut oracle = Oracle::with_options(options);
-    let mut faults: Vec<(Time, Fault)> = scenario
-        .ops
-        .iter()
-        .filter_map(|op| match &op.op {
-            Op::FailRequests {
-                verb,
-                pod,
-                times,
-                result,
-            } => Some((
-                op.at,
-                Fault {
-                    verb: *verb,
-                    pod: pod.clone(),
-                    left: *times,
-                    result: match result {
-                        ResponseResult::NotFound => ApiResult::NotFound,
-                        ResponseResult::PreconditionFailed => ApiResult::PreconditionFailed,
-                        ResponseResult::Ok | ResponseResult::Failed => ApiResult::Failed,
-                    },
-                },
-            )),
-            _ => None,
-        })
-        .collect();
-    faults.reverse();
-    let mut incarnations: BTreeMap<PodKey, BTreeSet<Uid>> = BTreeMap::new();
-    for r in &env {
-        while faults.last().is_some_and(|(at, _)| *at <= r.t) {
-            let (at, fault) = faults.pop().expect("checked");
-            oracle.inject(fault, at)?;
+) -> Result<Vec<PodEnvelope>>
+where
+    I: IntoIterator<Item = TraceRecord>,
+{
+    let mut outcomes = Outcomes::new(scenario, profile, bound);
+    for r in reference() {
+        outcomes.record(r)?;
+    }
+    let mut reasons = outcomes.finish()?;
+    for r in reference() {
+        reasons.record(r);
+    }
+    reasons.finish()
+}
+
+/// The first pass: the environment's lines fed to the oracle as they come, which explores every
+/// legal behaviour of the controller; at the end, each incarnation's outcome.
+pub struct Outcomes<'a> {
+    scenario: &'a Scenario,
+    profile: Profile,
+    bound: Duration,
+    env: Environment,
+    feed: Feed,
+}
+
+/// Where the first pass's environment lines go.
+struct Feed {
+    oracle: Oracle,
+    /// The scenario's injected faults not injected yet, the next one last.
+    faults: Vec<(Time, Fault)>,
+    incarnations: BTreeMap<PodKey, BTreeSet<Uid>>,
+    /// Environment lines fed so far (the second pass must see as many).
+    lines: usize,
+}
+
+impl Feed {
+    /// The environment's next line, after the faults injected up to its instant.
+    fn line(&mut self, r: TraceRecord) -> Result<()> {
+        self.lines += 1;
+        while self.faults.last().is_some_and(|(at, _)| *at <= r.t) {
+            let (at, fault) = self.faults.pop().expect("checked");
+            self.oracle.inject(fault, at)?;
         }
         if let TraceEvent::PodAdded { pod, .. } = &r.event {
-            incarnations
+            self.incarnations
                 .entry(pod.key.clone())
                 .or_default()
                 .insert(pod.uid.clone());
         }
-        oracle.feed(r)?;
+        self.oracle.feed(&r)
     }
-    oracle.close(scenario.until)?;
+}
 
-    let latency = scenario.runtime.api_latency;
-    let ops = profile.comparison_operators;
-    // The client's rate limit: every eviction may wait behind every other's requests.
-    let throttled = scenario.runtime.rate_limit.map(|limit| {
-        let evictions = incarnations.values().map(BTreeSet::len).sum();
-        (
-            limit,
-            super::throttle::longest_wait(limit, &profile, evictions),
-        )
-    });
-    let mut out = Vec::new();
-    for (key, uids) in incarnations {
-        let states = oracle
-            .components
-            .get(&key)
-            .map(|c| c.states.as_slice())
-            .unwrap_or_default();
-        for uid in uids {
-            let times: Vec<Option<Time>> = states
-                .iter()
-                .map(|s| s.deleted.get(&uid).map(|t| t.plus(latency)))
-                .collect();
-            let deleted: Vec<Time> = times.iter().flatten().copied().collect();
-            let wait = throttled.map_or(Duration::ZERO, |(_, wait)| wait);
-            let latest = deleted.iter().max().map(|t| t.plus(wait));
-            let (from, to) = (deleted.iter().min(), latest.as_ref());
-            let outcome = match (from, to) {
-                (Some(&from), Some(&to)) if deleted.len() == times.len() => {
-                    Outcome::MustDelete { from, to }
-                }
-                (Some(&from), Some(&to)) => Outcome::MayDelete { from, to },
-                _ => Outcome::MustNotDelete,
-            };
-            let at = match outcome {
-                Outcome::MustDelete { from, .. } | Outcome::MayDelete { from, .. } => from,
-                Outcome::MustNotDelete => scenario.until,
-            };
-            let truth = truth_at(&env, &key, &uid, at);
-            let why = truth.why(&key, ops);
+impl<'a> Outcomes<'a> {
+    /// Ready for the reference run's first record.
+    pub fn new(scenario: &'a Scenario, profile: Profile, bound: Duration) -> Outcomes<'a> {
+        let mut options = Options::new(profile, bound);
+        options.observe = Some(Observe::default());
+        options.explore = true;
+        options.workers = scenario.runtime.workers;
+        let mut faults: Vec<(Time, Fault)> = scenario
+            .ops
+            .iter()
+            .filter_map(|op| match &op.op {
+                Op::FailRequests {
+                    verb,
+                    pod,
+                    times,
+                    result,
+                } => Some((
+                    op.at,
+                    Fault {
+                        verb: *verb,
+                        pod: pod.clone(),
+                        left: *times,
+                        result: match result {
+                            ResponseResult::NotFound => ApiResult::NotFound,
+                            ResponseResult::PreconditionFailed => ApiResult::PreconditionFailed,
+                            ResponseResult::Ok | ResponseResult::Failed => ApiResult::Failed,
+                        },
+                    },
+                )),
+                _ => None,
+            })
+            .collect();
+        faults.reverse();
+        Outcomes {
+            scenario,
+            profile,
+            bound,
+            env: Environment::default(),
+            feed: Feed {
+                oracle: Oracle::with_options(options),
+                faults,
+                incarnations: BTreeMap::new(),
+                lines: 0,
+            },
+        }
+    }
+
+    /// Takes the reference run's next record.
+    pub fn record(&mut self, r: TraceRecord) -> Result<()> {
+        let feed = &mut self.feed;
+        self.env.take(r, &mut |r| feed.line(r))
+    }
+
+    /// Trace lines held back now (what the first pass keeps of the trace; see [`Environment`]).
+    pub fn retained(&self) -> usize {
+        self.env.held.len()
+    }
+
+    /// The outcome of every incarnation, and the second pass that finds their reasons.
+    pub fn finish(mut self) -> Result<Reasons<'a>> {
+        let feed = &mut self.feed;
+        self.env.finish(&mut |r| feed.line(r))?;
+        let scenario = self.scenario;
+        self.feed.oracle.close(scenario.until)?;
+        let latency = scenario.runtime.api_latency;
+        // The client's rate limit: every eviction may wait behind every other's requests.
+        let throttled = scenario.runtime.rate_limit.map(|limit| {
+            let evictions = self.feed.incarnations.values().map(BTreeSet::len).sum();
+            (
+                limit,
+                super::throttle::longest_wait(limit, &self.profile, evictions),
+            )
+        });
+        let mut pods = Vec::new();
+        for (key, uids) in std::mem::take(&mut self.feed.incarnations) {
+            let states = self
+                .feed
+                .oracle
+                .components
+                .get(&key)
+                .map(|c| c.states.as_slice())
+                .unwrap_or_default();
+            for uid in uids {
+                let times: Vec<Option<Time>> = states
+                    .iter()
+                    .map(|s| s.deleted.get(&uid).map(|t| t.plus(latency)))
+                    .collect();
+                let deleted: Vec<Time> = times.iter().flatten().copied().collect();
+                let wait = throttled.map_or(Duration::ZERO, |(_, wait)| wait);
+                let latest = deleted.iter().max().map(|t| t.plus(wait));
+                let outcome = match (deleted.iter().min(), latest) {
+                    (Some(&from), Some(to)) if deleted.len() == times.len() => {
+                        Outcome::MustDelete { from, to }
+                    }
+                    (Some(&from), Some(to)) => Outcome::MayDelete { from, to },
+                    _ => Outcome::MustNotDelete,
+                };
+                let at = match outcome {
+                    Outcome::MustDelete { from, .. } | Outcome::MayDelete { from, .. } => from,
+                    Outcome::MustNotDelete => scenario.until,
+                };
+                pods.push(Pending {
+                    key: key.clone(),
+                    uid,
+                    outcome,
+                    at,
+                    seen: None,
+                });
+            }
+        }
+        let mut order: Vec<usize> = (0..pods.len()).collect();
+        order.sort_by_key(|&i| pods[i].at);
+        Ok(Reasons {
+            scenario,
+            profile: self.profile,
+            bound: self.bound,
+            throttled,
+            env: Environment::default(),
+            read: Reading {
+                ops: self.profile.comparison_operators,
+                world: Truth::default(),
+                live: BTreeMap::new(),
+                pods,
+                order,
+                answered: 0,
+                lines: self.feed.lines,
+            },
+        })
+    }
+}
+
+/// An incarnation's outcome, and what the API showed of it at the instant its reason is about
+/// (the first legal deletion, or the scenario's end), once the second pass has reached it.
+struct Pending {
+    key: PodKey,
+    uid: Uid,
+    outcome: Outcome,
+    at: Time,
+    /// The pod's situation at `at`, and whether the API still had this incarnation then.
+    seen: Option<(Why, bool)>,
+}
+
+/// The second pass: the environment's API state, rolled forward line by line, read at each
+/// incarnation's instant. It holds the nodes as they are now (with the instants their taints
+/// appeared, which reasons cite) and each live incarnation's pod; an incarnation is judged
+/// alone under its name, as if a later one of the same name did not exist.
+pub struct Reasons<'a> {
+    scenario: &'a Scenario,
+    profile: Profile,
+    bound: Duration,
+    throttled: Option<(RateLimit, Duration)>,
+    env: Environment,
+    read: Reading,
+}
+
+/// The second pass's API state and the incarnations it reads.
+struct Reading {
+    /// The profile's `comparison_operators` switch.
+    ops: bool,
+    /// The nodes, without pods (an incarnation is put in only while it is read).
+    world: Truth,
+    /// Each incarnation the API has now, as the world would hold it.
+    live: BTreeMap<(PodKey, Uid), TruePod>,
+    pods: Vec<Pending>,
+    /// `pods`' indices by `at`; the first `answered` have their situation.
+    order: Vec<usize>,
+    answered: usize,
+    /// Environment lines the first pass saw and this pass has not.
+    lines: usize,
+}
+
+impl Reasons<'_> {
+    /// Takes the reference run's next record (the same as the first pass's).
+    pub fn record(&mut self, r: TraceRecord) {
+        let read = &mut self.read;
+        let applied = self.env.take(r, &mut |r| {
+            read.apply(r);
+            Ok(())
+        });
+        debug_assert!(applied.is_ok(), "applying a line does not fail");
+    }
+
+    /// Trace lines held back now.
+    pub fn retained(&self) -> usize {
+        self.env.held.len()
+    }
+
+    /// Every incarnation's envelope, in name and uid order. An error if the second run did not
+    /// make the first's environment (a reference run must be deterministic).
+    pub fn finish(mut self) -> Result<Vec<PodEnvelope>> {
+        let read = &mut self.read;
+        self.env.finish(&mut |r| {
+            read.apply(r);
+            Ok(())
+        })?;
+        read.answer(None);
+        if read.lines != 0 {
+            return Err(Error::BadInput(BadInput {
+                line: 0,
+                message: "the reference run did not repeat itself: its two runs made \
+                          different environments"
+                    .into(),
+            }));
+        }
+        let until = self.scenario.until;
+        let mut out = Vec::with_capacity(read.pods.len());
+        for p in std::mem::take(&mut read.pods) {
+            let (why, present) = p.seen.expect("every incarnation is answered at the end");
             let because = match why.earliest() {
                 Some(_) => why.to_string(),
                 None => format!("a deletion scheduled earlier is not cancelled although {why}"),
             };
-            let because = match throttled {
+            let because = match self.throttled {
                 Some((limit, wait)) if wait > Duration::ZERO => format!(
                     "{because}; up to {} later while its requests wait for the client's tokens \
                      ({limit})",
@@ -184,98 +364,175 @@ pub fn envelope(
                 ),
                 _ => because,
             };
-            let reason = match outcome {
+            let reason = match p.outcome {
                 Outcome::MustDelete { .. } => because,
                 Outcome::MayDelete { .. } => format!(
                     "legal behaviours differ (interleavings of the controller's steps and, \
                      within the latency bound of {}, of its informers): {because}",
-                    super::truth::seconds_text(bound)
+                    super::truth::seconds_text(self.bound)
                 ),
-                Outcome::MustNotDelete => match truth.uid(&key) {
-                    Some(u) if *u == uid => match why.earliest() {
-                        Some(e) if e <= scenario.until => format!(
-                            "{why}, yet no legal behaviour of {} deletes it by {}",
-                            profile.name, scenario.until
-                        ),
-                        _ => why.to_string(),
-                    },
-                    _ => "the scenario itself removes it first".to_string(),
+                Outcome::MustNotDelete if present => match why.earliest() {
+                    Some(e) if e <= until => format!(
+                        "{why}, yet no legal behaviour of {} deletes it by {until}",
+                        self.profile.name
+                    ),
+                    _ => why.to_string(),
                 },
+                Outcome::MustNotDelete => "the scenario itself removes it first".to_string(),
             };
             out.push(PodEnvelope {
-                pod: key.clone(),
-                uid,
-                outcome,
+                pod: p.key,
+                uid: p.uid,
+                outcome: p.outcome,
                 reason,
             });
         }
+        Ok(out)
     }
-    Ok(out)
 }
 
-/// The reference trace's environment: API changes and restarts, without the changes the
-/// controller's own successful DELETEs caused (those depend on the behaviour explored).
-fn environment(reference: &[TraceRecord]) -> Vec<TraceRecord> {
-    let mut deletes: BTreeSet<u64> = BTreeSet::new();
-    let mut removed: BTreeSet<Uid> = BTreeSet::new();
-    // A DELETE's response names the incarnation it removed; the API lines about it between
-    // the request and the response (and later ones) are the controller's doing.
-    let mut pending_lines: Vec<usize> = Vec::new();
-    let mut caused: BTreeSet<usize> = BTreeSet::new();
-    for (i, r) in reference.iter().enumerate() {
+impl Reading {
+    /// An environment line: first the incarnations whose instant is before it are read, then
+    /// it changes the API state.
+    fn apply(&mut self, r: TraceRecord) {
+        self.lines = self.lines.wrapping_sub(1);
+        self.answer(Some(r.t));
+        match r.event {
+            TraceEvent::NodeAdded { node, .. } | TraceEvent::NodeModified { node, .. } => {
+                self.world.put_node(Arc::new(node), r.t)
+            }
+            TraceEvent::NodeDeleted { name, .. } => {
+                self.world.remove_node(&name);
+            }
+            TraceEvent::PodAdded { pod, .. } | TraceEvent::PodModified { pod, .. } => {
+                let id = (pod.key.clone(), pod.uid.clone());
+                if let Some(old) = self.live.remove(&id) {
+                    self.world.pods.insert(id.0.clone(), old);
+                }
+                self.world.put_pod(Arc::new(pod), PodStatus::default(), r.t);
+                let now = self.world.remove_pod(&id.0).expect("just stored");
+                self.live.insert(id, now);
+            }
+            TraceEvent::PodDeleted {
+                namespace,
+                name,
+                uid,
+                ..
+            } => {
+                self.live.remove(&(PodKey::new(&namespace, &name), uid));
+            }
+            _ => {}
+        }
+    }
+
+    /// Reads the situation of every incarnation whose instant is before `before` (all: `None`).
+    fn answer(&mut self, before: Option<Time>) {
+        while let Some(&i) = self.order.get(self.answered) {
+            let p = &mut self.pods[i];
+            if before.is_some_and(|t| p.at >= t) {
+                break;
+            }
+            let id = (p.key.clone(), p.uid.clone());
+            if let Some(pod) = self.live.get(&id) {
+                self.world.pods.insert(p.key.clone(), pod.clone());
+            }
+            let present = self.world.uid(&p.key) == Some(&p.uid);
+            let why = self.world.why(&p.key, self.ops);
+            self.world.remove_pod(&p.key);
+            p.seen = Some((why, present));
+            self.answered += 1;
+        }
+    }
+}
+
+/// The reference trace's environment, streamed: its API changes and restarts, without the
+/// changes the controller's own successful DELETEs caused (those depend on the behaviour
+/// explored). A DELETE's response names the incarnation it removed; a terminating or deleted
+/// line of that incarnation while the DELETE was in flight, or after its response, is the
+/// controller's doing. Such a line, seen while DELETEs are in flight, is held (with every line
+/// after it, to keep their order) until each of those DELETEs is answered: what is held is
+/// bounded by the lines made while requests are in flight, not by the trace. A line passed on
+/// is never needed again: the oracle keeps what it implies, and the second pass reads the API
+/// state only at instants it has not passed yet (ORACLE-10).
+#[derive(Default)]
+struct Environment {
+    /// DELETE requests sent and not answered yet.
+    in_flight: BTreeSet<u64>,
+    /// Incarnations a DELETE removed, until their `pod_deleted` line.
+    removed: BTreeSet<Uid>,
+    /// Environment lines not passed on yet, in trace order, each with the DELETEs that may
+    /// still turn out to have caused it (none: it is the environment's).
+    held: VecDeque<(TraceRecord, BTreeSet<u64>)>,
+}
+
+impl Environment {
+    /// Takes the next record of the trace; `emit` gets the environment's lines now known to be
+    /// the environment's, in trace order.
+    fn take(
+        &mut self,
+        r: TraceRecord,
+        emit: &mut dyn FnMut(TraceRecord) -> Result<()>,
+    ) -> Result<()> {
         match &r.event {
             TraceEvent::Request {
                 id,
                 verb: RequestVerb::Delete,
                 ..
             } => {
-                deletes.insert(*id);
+                self.in_flight.insert(*id);
             }
             TraceEvent::Response {
-                id,
-                result: ResponseResult::Ok,
-                uid: Some(uid),
-                ..
-            } if deletes.remove(id) => {
-                removed.insert(uid.clone());
-                for j in pending_lines.drain(..) {
-                    if pod_uid(&reference[j].event) == Some(uid) {
-                        caused.insert(j);
-                    }
+                id, result, uid, ..
+            } if self.in_flight.remove(id) => {
+                let removed = uid.as_ref().filter(|_| *result == ResponseResult::Ok);
+                if let Some(uid) = removed {
+                    self.removed.insert(uid.clone());
+                    self.held.retain(|(line, suspects)| {
+                        !(suspects.contains(id) && pod_uid(&line.event) == Some(uid))
+                    });
+                }
+                for (_, suspects) in &mut self.held {
+                    suspects.remove(id);
                 }
             }
             TraceEvent::PodModified {
                 terminating: true, ..
             }
             | TraceEvent::PodDeleted { .. } => {
-                if pod_uid(&r.event).is_some_and(|u| removed.contains(u)) {
-                    caused.insert(i);
-                } else if !deletes.is_empty() {
-                    pending_lines.push(i);
+                let uid = pod_uid(&r.event).expect("a pod line");
+                if self.removed.contains(uid) {
+                    if matches!(r.event, TraceEvent::PodDeleted { .. }) {
+                        self.removed.remove(uid);
+                    }
+                } else {
+                    let suspects = self.in_flight.clone();
+                    self.held.push_back((r, suspects));
                 }
             }
+            TraceEvent::Header { .. }
+            | TraceEvent::NodeAdded { .. }
+            | TraceEvent::NodeModified { .. }
+            | TraceEvent::NodeDeleted { .. }
+            | TraceEvent::PodAdded { .. }
+            | TraceEvent::PodModified { .. }
+            | TraceEvent::ControllerRestarted => self.held.push_back((r, BTreeSet::new())),
             _ => {}
         }
+        while self.held.front().is_some_and(|(_, s)| s.is_empty()) {
+            let (line, _) = self.held.pop_front().expect("checked");
+            emit(line)?;
+        }
+        Ok(())
     }
-    reference
-        .iter()
-        .enumerate()
-        .filter(|(i, r)| {
-            !caused.contains(i)
-                && matches!(
-                    r.event,
-                    TraceEvent::Header { .. }
-                        | TraceEvent::NodeAdded { .. }
-                        | TraceEvent::NodeModified { .. }
-                        | TraceEvent::NodeDeleted { .. }
-                        | TraceEvent::PodAdded { .. }
-                        | TraceEvent::PodModified { .. }
-                        | TraceEvent::PodDeleted { .. }
-                        | TraceEvent::ControllerRestarted
-                )
-        })
-        .map(|(_, r)| r.clone())
-        .collect()
+
+    /// The end of the trace: what is still held was not caused by a DELETE that succeeded.
+    fn finish(&mut self, emit: &mut dyn FnMut(TraceRecord) -> Result<()>) -> Result<()> {
+        self.in_flight.clear();
+        while let Some((line, _)) = self.held.pop_front() {
+            emit(line)?;
+        }
+        Ok(())
+    }
 }
 
 fn pod_uid(e: &TraceEvent) -> Option<&Uid> {
@@ -284,37 +541,6 @@ fn pod_uid(e: &TraceEvent) -> Option<&Uid> {
         TraceEvent::PodDeleted { uid, .. } => Some(uid),
         _ => None,
     }
-}
-
-/// The API state of the environment at `at`, with the incarnation `uid` of `key` as the pod
-/// the reason is about while it exists.
-fn truth_at(env: &[TraceRecord], key: &PodKey, uid: &Uid, at: Time) -> Truth {
-    let mut truth = Truth::default();
-    for r in env.iter().take_while(|r| r.t <= at) {
-        match &r.event {
-            TraceEvent::NodeAdded { node, .. } | TraceEvent::NodeModified { node, .. } => {
-                truth.put_node(Arc::new(node.clone()), r.t)
-            }
-            TraceEvent::NodeDeleted { name, .. } => {
-                truth.remove_node(name);
-            }
-            TraceEvent::PodAdded { pod, .. } | TraceEvent::PodModified { pod, .. }
-                if pod.key != *key || pod.uid == *uid =>
-            {
-                truth.put_pod(Arc::new(pod.clone()), PodStatus::default(), r.t);
-            }
-            TraceEvent::PodDeleted {
-                namespace, name, ..
-            } => {
-                let gone = PodKey::new(namespace, name);
-                if truth.uid(&gone) == pod_uid(&r.event) {
-                    truth.remove_pod(&gone);
-                }
-            }
-            _ => {}
-        }
-    }
-    truth
 }
 
 fn display<S: serde::Serializer, T: fmt::Display>(v: &T, s: S) -> Result<S::Ok, S::Error> {
