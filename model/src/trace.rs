@@ -8,7 +8,10 @@
 use crate::api::{Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use crate::core::throttle::RateLimit;
 use crate::core::{ApiResult, Verb};
+use crate::fx::FxBuild;
 use crate::time::Time;
+use serde::de::value::{BorrowedStrDeserializer, MapAccessDeserializer};
+use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
@@ -513,7 +516,7 @@ pub struct TraceReader {
     file: String,
     previous: Option<Time>,
     /// Every request id so far (TRACE-4: unique in the trace).
-    requests: HashSet<u64>,
+    requests: HashSet<u64, FxBuild>,
 }
 
 impl TraceReader {
@@ -522,7 +525,7 @@ impl TraceReader {
         TraceReader {
             file: file.to_string(),
             previous: None,
-            requests: HashSet::new(),
+            requests: HashSet::default(),
         }
     }
 
@@ -535,12 +538,11 @@ impl TraceReader {
         if text.trim().is_empty() {
             return Ok(None);
         }
-        let record: TraceRecord =
-            serde_json::from_str(text).map_err(|e| TraceError::Unparsable {
-                file: self.file.clone(),
-                line,
-                message: json_message(&e),
-            })?;
+        let record = decode(text).map_err(|e| TraceError::Unparsable {
+            file: self.file.clone(),
+            line,
+            message: json_message(&e),
+        })?;
         match (&record.event, self.previous) {
             (TraceEvent::Header { version, .. }, None) if *version != TRACE_VERSION => {
                 return Err(TraceError::UnsupportedVersion {
@@ -581,6 +583,69 @@ impl TraceReader {
         }
         self.previous = Some(record.t);
         Ok(Some(record))
+    }
+}
+
+/// Decodes one line with [`TraceRecord`]'s derived decoder. Writers put `t` first; such a line
+/// is decoded in one pass, the event's fields straight from the text, where the derived decoder
+/// of the whole record first copies every field but `t` aside (`flatten`) before the event's
+/// own decoder copies them again to find `kind`. A line the one pass does not take (another
+/// key first, an escaped key) or rejects is decoded by the derived decoder, whose record or
+/// message is the answer.
+fn decode(text: &str) -> serde_json::Result<TraceRecord> {
+    let mut json = serde_json::Deserializer::from_str(text);
+    match json
+        .deserialize_map(TFirst)
+        .and_then(|record| json.end().map(|()| record))
+    {
+        Ok(record) => Ok(record),
+        Err(_) => serde_json::from_str(text),
+    }
+}
+
+/// Reads `t`, then hands the rest of the object to [`TraceEvent`]'s derived decoder.
+struct TFirst;
+
+impl<'de> Visitor<'de> for TFirst {
+    type Value = TraceRecord;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a trace record")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TraceRecord, A::Error> {
+        if map.next_key::<&str>()? != Some("t") {
+            return Err(de::Error::custom("`t` is not the first key"));
+        }
+        let t = map.next_value()?;
+        let event = TraceEvent::deserialize(MapAccessDeserializer::new(NoSecondT(map)))?;
+        Ok(TraceRecord { t, event })
+    }
+}
+
+/// The keys after `t`, refusing another `t`: the derived decoder's duplicate-field error,
+/// which the event's decoder, ignoring unknown keys, would not give. Keys are read unescaped
+/// (borrowed from the line), so an escaped key is refused too.
+struct NoSecondT<A>(A);
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for NoSecondT<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        match self.0.next_key::<&str>()? {
+            None => Ok(None),
+            Some("t") => Err(de::Error::custom("a second `t`")),
+            Some(key) => seed
+                .deserialize(BorrowedStrDeserializer::new(key))
+                .map(Some),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.0.next_value_seed(seed)
     }
 }
 
@@ -706,5 +771,42 @@ mod tests {
             parse_trace("t", &half).unwrap_err().to_string(),
             "t:1: burst: Required value: a header with qps has burst too"
         );
+    }
+
+    #[test]
+    fn a_line_decodes_as_the_derived_decoder_decodes_it() {
+        let written = [
+            to_line(&header()),
+            r#"{"t":3,"kind":"node_added","rv":1,"node":{"name":"n","taints":[]}}"#.into(),
+            r#"{"t":3,"kind":"request","id":4,"verb":"get","namespace":"d","name":"p"}"#.into(),
+            r#"{"t":3,"kind":"response","id":4,"result":"ok","uid":"u","resource_version":7}"#
+                .into(),
+            r#"{"t":3,"kind":"controller_restarted"}"#.into(),
+            r#"{"t":3,"text":"kind after the fields","kind":"note"}"#.into(),
+        ];
+        for line in &written {
+            let line = line.trim_end();
+            let mut json = serde_json::Deserializer::from_str(line);
+            let one_pass = json.deserialize_map(TFirst).expect("decoded in one pass");
+            assert_eq!(one_pass, serde_json::from_str::<TraceRecord>(line).unwrap());
+        }
+        // Lines the one pass leaves to the derived decoder or rejects: the same answer.
+        let odd = [
+            r#"{"t":1,"kind":"note","text":"a","t":2}"#,
+            r#"{"t":1,"kind":"note","text":"a","\u0074":2}"#,
+            r#"{"kind":"note","t":1,"text":"a"}"#,
+            r#"{"t":1,"kind":"note","kind":"note","text":"a"}"#,
+            r#"{"t":1,"kind":"pod_added","rv":"x"}"#,
+            r#"{"t":1,"kind":"bogus"}"#,
+            r#"{"t":1,"kind":"note","text":"a"} x"#,
+            r#"{"t":"1","kind":"note","text":"a"}"#,
+            r#"{"t":1}"#,
+        ];
+        for line in odd {
+            let shown = |r: serde_json::Result<TraceRecord>| r.map_err(|e| e.to_string());
+            let derived = shown(serde_json::from_str::<TraceRecord>(line));
+            assert!(derived.is_err() || line.starts_with(r#"{"kind""#), "{line}");
+            assert_eq!(shown(decode(line)), derived, "{line}");
+        }
     }
 }
