@@ -289,11 +289,7 @@ pub(super) struct Explored {
 pub(super) type Progress<'a> = &'a mut (dyn FnMut(usize, usize, usize) + Send);
 
 /// Runs stateright's checker on `model` (the model, or a share of it: [`super::partition`]).
-pub(super) fn explore<M>(
-    model: M,
-    opts: &RunOptions,
-    progress: Progress<'_>,
-) -> Explored
+pub(super) fn explore<M>(model: M, opts: &RunOptions, progress: Progress<'_>) -> Explored
 where
     M: Model<State = SysState, Action = Action> + Send + Sync + 'static,
 {
