@@ -77,9 +77,23 @@ impl<T> Shared<T> {
 impl<T: Clone> Shared<T> {
     /// The value, to change: copied first if another state shares it.
     pub fn make_mut(&mut self) -> &mut T {
-        let v = Arc::make_mut(&mut self.inner);
+        // No `Weak` to `inner` exists (it is private), so one strong count means no one else
+        // holds the value.
+        if Arc::strong_count(&self.inner) != 1 {
+            self.unshare();
+        }
+        let v = Arc::get_mut(&mut self.inner).expect("an unshared value");
         *v.hash.get_mut() = UNKNOWN;
         &mut v.value
+    }
+
+    /// This state's own copy of a value others share. Out of line, and without
+    /// `Arc::make_mut`'s path for weak references: the search calls `make_mut` on every value
+    /// type in its hot loop, and the smaller each copy of it, the less instruction cache it
+    /// takes.
+    #[inline(never)]
+    fn unshare(&mut self) {
+        self.inner = Arc::new(Versioned::clone(&self.inner));
     }
 }
 

@@ -248,8 +248,14 @@ impl Report {
 pub fn run(
     model: TaintSys,
     opts: &RunOptions,
-    progress: impl FnMut(usize, usize, usize) + Send,
+    mut progress: impl FnMut(usize, usize, usize) + Send,
 ) -> Report {
+    run_here(model, opts, &mut progress)
+}
+
+/// [`run`] without its generic parameter: the checker's loop is compiled once, in this crate,
+/// next to the model it calls, rather than into each caller's crate.
+fn run_here(model: TaintSys, opts: &RunOptions, progress: Progress<'_>) -> Report {
     let model = reduced(model, opts);
     let explored = explore(model.clone(), opts, progress);
     report(&model, opts, explored, None)
@@ -281,12 +287,11 @@ pub(super) struct Explored {
     pub shortest: bool,
 }
 
+/// The progress callback: (states, unique, depth), about once a second.
+pub(super) type Progress<'a> = &'a mut (dyn FnMut(usize, usize, usize) + Send);
+
 /// Runs stateright's checker on `model` (the model, or a share of it: [`super::partition`]).
-pub(super) fn explore<M>(
-    model: M,
-    opts: &RunOptions,
-    mut progress: impl FnMut(usize, usize, usize) + Send,
-) -> Explored
+pub(super) fn explore<M>(model: M, opts: &RunOptions, progress: Progress<'_>) -> Explored
 where
     M: Model<State = SysState, Action = Action> + Send + Sync + 'static,
 {
