@@ -54,12 +54,16 @@ impl Truth {
     /// Stores a node as of `t`, keeping the first instant of each NoExecute taint.
     pub fn put_node(&mut self, node: Arc<Node>, t: Time) {
         let old = self.since.remove(&node.name).unwrap_or_default();
+        // Looked up in a map, not by scanning `old` for each taint: a node's taint list is bounded
+        // only by the object's size, and a scan costs taints² per update. SipHash, not Fx: the
+        // keys come from the trace.
+        let mut first_seen: HashMap<&Taint, Time> = HashMap::with_capacity(old.len());
+        for (taint, since) in &old {
+            first_seen.entry(taint).or_insert(*since);
+        }
         let since: Vec<(Taint, Time)> = node
             .no_execute_taints()
-            .map(|taint| {
-                let first = old.iter().find(|(o, _)| o == taint).map_or(t, |(_, s)| *s);
-                (taint.clone(), first)
-            })
+            .map(|taint| (taint.clone(), first_seen.get(taint).copied().unwrap_or(t)))
             .collect();
         if !since.is_empty() {
             self.cleared.remove(&node.name);
