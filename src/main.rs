@@ -42,6 +42,13 @@ enum Command {
     Expect(cmd::expect::ExpectArgs),
     /// Turn kubectl watch recordings of a real cluster into a trace.
     Import(cmd::import::ImportArgs),
+    /// Run scenarios on upstream's own controller of a Kubernetes release, on a real
+    /// kube-apiserver, and judge each run with `conform`, the scenario's `expect` and the
+    /// envelope (needs `upstream/build.sh`'s binaries).
+    Upstream(cmd::upstream::UpstreamArgs),
+    /// Record a live cluster's pods, nodes and Events through kube-rs into a trace (one
+    /// command instead of three `kubectl --watch` pipes and `import`).
+    Record(cmd::record::RecordArgs),
     /// Validate Pod and Node manifests as the API server would.
     Validate(cmd::validate::ValidateArgs),
     /// Explain what a node's taints mean for a pod.
@@ -99,6 +106,8 @@ fn main() -> ExitCode {
         Command::Conform(args) => Ok(cmd::conform::run(&args)),
         Command::Expect(args) => cmd::expect::run(&args),
         Command::Import(args) => cmd::import::run(&args),
+        Command::Upstream(args) => cmd::upstream::run(&args),
+        Command::Record(args) => cmd::record::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),
         Command::Profiles(args) => cmd::profiles::run(&args),

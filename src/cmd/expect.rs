@@ -75,13 +75,13 @@ pub fn run(args: &ExpectArgs) -> Outcome {
 /// A reference run of the scenario on its own thread, on the virtual clock, its records handed
 /// over as they are made through a short channel: the run waits while the envelope catches up,
 /// and nothing of the trace is kept (ORACLE-10).
-struct Reference {
+pub(crate) struct Reference {
     records: Option<Receiver<Option<TraceRecord>>>,
     run: Option<JoinHandle<()>>,
 }
 
 impl Reference {
-    fn run(scenario: &Scenario, profile: Profile) -> Reference {
+    pub(crate) fn run(scenario: &Scenario, profile: Profile) -> Reference {
         let (send, records) = sync_channel(16);
         let scenario = scenario.clone();
         let run = std::thread::spawn(move || {

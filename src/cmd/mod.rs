@@ -14,9 +14,11 @@ pub mod merge;
 pub mod minimize;
 pub mod output;
 pub mod profiles;
+pub mod record;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod upstream;
 pub mod validate;
 
 use failure::Failure;

@@ -1,0 +1,447 @@
+//! `taintcheck upstream SCENARIO...`: scenarios on upstream's own controller of a Kubernetes
+//! release, on a real kube-apiserver (specs/upstream-harness.md). Starts the control plane once,
+//! then per scenario: the release's controller, the scenario played in real time, the run's
+//! audit log and watches imported into a trace, judged by `conform` under the release's profile,
+//! and its deletions compared with the scenario's `expect` and with `taintcheck expect`'s
+//! envelope. Exit 0 when every scenario conforms and meets both, 1 on a finding, 2 on bad input
+//! or a harness that cannot run (binaries missing: the command that builds them).
+
+use super::args::{non_negative_ms, profile_parser};
+use super::expect::Reference;
+use super::failure::{Failure, Outcome};
+use super::output::outln;
+use clap::Args;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration as StdDuration, Instant};
+use taintcheck_cluster::play::unsupported;
+use taintcheck_cluster::process::{Binaries, ControlPlane};
+use taintcheck_cluster::session::{self, Cluster, Recording, Release};
+use taintcheck_model::core::throttle::RateLimit;
+use taintcheck_model::oracle::expect::{envelope, Outcome as Envelope, PodEnvelope};
+use taintcheck_model::oracle::{Error as OracleError, Options, Oracle};
+use taintcheck_model::profile::Profile;
+use taintcheck_model::recording::{import_with, Settings};
+use taintcheck_model::scenario::{Deletion, RunCheck, Scenario};
+use taintcheck_model::time::{Duration, Time};
+use taintcheck_model::trace::{to_line, TraceEvent, TraceRecord};
+
+#[derive(Args)]
+pub struct UpstreamArgs {
+    /// Scenario files (specs/scenario-format.md); real time, so keep them short
+    /// (specs/scenarios/realtime/).
+    #[arg(required = true, value_name = "SCENARIO")]
+    scenarios: Vec<PathBuf>,
+    /// The Kubernetes release whose controller runs (default: the newest built).
+    #[arg(long, value_name = "1.X.Y")]
+    kubernetes: Option<String>,
+    /// The profile that judges the trace (default: v1.18 for 1.18.x, else latest).
+    #[arg(long, value_parser = profile_parser())]
+    profile: Option<Profile>,
+    /// D in ms for `conform` and the envelope: an API change reaches the controller, and a due
+    /// timer fires, within D.
+    #[arg(long, default_value_t = 1000, value_name = "D", value_parser = non_negative_ms())]
+    latency_bound_ms: i64,
+    /// Keep the files of the runs here: the control plane's logs and audit log, and per
+    /// scenario its audit entries, watches, trace and the controller's log.
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
+    /// Upstream's binaries (built by `upstream/build.sh`).
+    #[arg(long, value_name = "DIR", default_value = "upstream/bin")]
+    bin: PathBuf,
+    /// The API server's port on 127.0.0.1 (default: a free one).
+    #[arg(long)]
+    port: Option<u16>,
+    /// `--feature-gates` for the controller.
+    #[arg(long, value_name = "GATES")]
+    feature_gates: Option<String>,
+    /// Print one JSON object per scenario.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The controller's client limits, kube-controller-manager's defaults.
+const QPS: u32 = 20;
+const BURST: u32 = 30;
+
+/// One scenario's verdict.
+#[derive(Serialize)]
+struct Report {
+    scenario: String,
+    kubernetes: String,
+    profile: &'static str,
+    /// `conforms`, or the violation in words.
+    conform: String,
+    conforms: bool,
+    /// The scenario's expectations not met.
+    expect_failures: Vec<String>,
+    expectations: usize,
+    /// Outcomes outside `taintcheck expect`'s envelope.
+    envelope_failures: Vec<String>,
+    incarnations: usize,
+    /// Deletions by the controller, in scenario time.
+    deletions: Vec<String>,
+    /// Operations the API server refused.
+    refused: Vec<String>,
+    /// The latest an operation was applied after its instant, in ms.
+    late_ms: u128,
+    wall_ms: u128,
+    scenario_ms: i64,
+    trace: Option<String>,
+}
+
+impl Report {
+    fn passed(&self) -> bool {
+        self.conforms && self.expect_failures.is_empty() && self.envelope_failures.is_empty()
+    }
+}
+
+pub fn run(args: &UpstreamArgs) -> Outcome {
+    let mut scenarios = Vec::new();
+    for path in &args.scenarios {
+        let scenario = super::load_scenario(path)?;
+        let refused = unsupported(&scenario);
+        if !refused.is_empty() {
+            return Err(Failure::input(format!(
+                "{}: cannot run on a real API server: {}",
+                path.display(),
+                refused.join("; ")
+            )));
+        }
+        scenarios.push(scenario);
+    }
+    let bins = Binaries::new(&args.bin);
+    let control_plane = bins.control_plane().map_err(Failure::usage)?;
+    let version = match &args.kubernetes {
+        Some(v) => v.clone(),
+        None => bins.releases().pop().ok_or_else(|| {
+            Failure::usage(format!(
+                "{}: no controller is built: run `upstream/build.sh`",
+                args.bin.display()
+            ))
+        })?,
+    };
+    let controller = bins.controller(&version).map_err(Failure::usage)?;
+    let profile = args.profile.unwrap_or_else(|| profile_for(&version));
+    let (dir, temporary) = match &args.keep {
+        Some(dir) => (dir.clone(), false),
+        None => (
+            std::env::temp_dir().join(format!("taintcheck-upstream-{}", std::process::id())),
+            true,
+        ),
+    };
+    let result = run_all(
+        args,
+        &scenarios,
+        &control_plane,
+        Release {
+            version,
+            binary: controller,
+            qps: QPS,
+            burst: BURST,
+            feature_gates: args.feature_gates.clone(),
+        },
+        profile,
+        &dir,
+    );
+    if temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let reports = result?;
+    Ok(if reports.iter().all(Report::passed) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The profile that mirrors a release, until every release has its own.
+fn profile_for(version: &str) -> Profile {
+    if version.starts_with("1.18.") {
+        Profile::v1_18()
+    } else {
+        Profile::latest()
+    }
+}
+
+fn run_all(
+    args: &UpstreamArgs,
+    scenarios: &[Scenario],
+    control_plane: &Path,
+    release: Release,
+    profile: Profile,
+    dir: &Path,
+) -> Result<Vec<Report>, Failure> {
+    let cp = ControlPlane::start(
+        control_plane,
+        &dir.join("controlplane"),
+        args.port,
+        StdDuration::from_secs(120),
+    )
+    .map_err(Failure::usage)?;
+    if !args.json {
+        outln!(
+            "control plane at {} ready in {:.1} s; Kubernetes {}'s controller, profile {}",
+            cp.url(),
+            cp.start_time().as_secs_f64(),
+            release.version,
+            profile.name
+        );
+    }
+    let cluster = Cluster {
+        kubeconfig: cp.kubeconfig(),
+        audit_log: cp.audit_log(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::usage(format!("an async runtime: {e}")))?;
+    let client = runtime
+        .block_on(taintcheck_cluster::client(Some(&cluster.kubeconfig)))
+        .map_err(Failure::usage)?;
+    let mut reports = Vec::new();
+    for (i, scenario) in scenarios.iter().enumerate() {
+        let run_dir = dir.join(&scenario.name);
+        let begun = Instant::now();
+        let suffix = format!("{:x}{i}", std::process::id() % 0xfff);
+        let recording = runtime
+            .block_on(session::run(
+                &cluster, &client, &release, scenario, &run_dir, &suffix,
+            ))
+            .map_err(|e| Failure::usage(format!("{}: {e}", scenario.name)))?;
+        let mut report = judge(args, scenario, &release, profile, &recording, &run_dir)?;
+        report.wall_ms = begun.elapsed().as_millis();
+        print(args, &report);
+        reports.push(report);
+    }
+    Ok(reports)
+}
+
+/// Imports the run's files, checks the trace with the oracle, and compares the deletions with
+/// the scenario's expectations and the envelope.
+fn judge(
+    args: &UpstreamArgs,
+    scenario: &Scenario,
+    release: &Release,
+    profile: Profile,
+    recording: &Recording,
+    dir: &Path,
+) -> Result<Report, Failure> {
+    let mut files = Vec::new();
+    let paths: Vec<&PathBuf> = std::iter::once(&recording.audit)
+        .chain(&recording.watches)
+        .collect();
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    for (path, name) in paths.iter().zip(&names) {
+        files.push((
+            name.as_str(),
+            taintcheck_model::limits::open_file(path).map_err(Failure::usage)?,
+        ));
+    }
+    let settings = Settings {
+        end: Some(recording.end),
+        ..Settings::default()
+    };
+    let imported = import_with(files, &settings).map_err(Failure::input)?;
+    let trace = with_run(imported.trace, scenario, release, recording);
+    let trace_path = dir.join("trace.ndjson");
+    let text: String = trace.iter().map(to_line).collect();
+    std::fs::write(&trace_path, text)
+        .map_err(|e| Failure::usage(format!("{}: cannot write: {e}", trace_path.display())))?;
+
+    let bound = Duration(args.latency_bound_ms);
+    let mut options = Options::new(profile, bound);
+    options.rate_limit = RateLimit::qps(release.qps, release.burst);
+    let end = match &trace[0].event {
+        TraceEvent::Header { end, .. } => *end,
+        _ => None,
+    };
+    let (conforms, conform) = match Oracle::check(options, &trace, end) {
+        Ok(s) => (
+            true,
+            format!("conforms ({} lines, {} pods)", s.records, s.pods),
+        ),
+        Err(OracleError::Violation(v)) => (
+            false,
+            match v.line {
+                Some(line) => format!("line {line}: {}", v.message),
+                None => format!("at the end: {}", v.message),
+            },
+        ),
+        Err(e) => (false, format!("not judged: {e}")),
+    };
+
+    let in_scenario = in_scenario_time(&trace, recording);
+    let mut check = RunCheck::new(scenario.expectations_for(profile.name));
+    for r in &in_scenario {
+        check.record(r);
+    }
+    let expectations = check.total();
+    let deletions = check.deletions().to_vec();
+    let expect_failures: Vec<String> = check.failures().iter().map(|f| f.to_string()).collect();
+
+    let late = recording.played.iter().map(|p| p.late).max().unwrap_or_default();
+    let pods = envelope(scenario, || Reference::run(scenario, profile), profile, bound)
+        .map_err(|e| Failure::input(format!("{}: {e}", scenario.name)))?;
+    let envelope_failures = outside(&pods, &deletions, Duration(late.as_millis() as i64));
+
+    Ok(Report {
+        scenario: scenario.name.clone(),
+        kubernetes: release.version.clone(),
+        profile: profile.name,
+        conform,
+        conforms,
+        expect_failures,
+        expectations,
+        envelope_failures,
+        incarnations: pods.len(),
+        deletions: deletions
+            .iter()
+            .map(|d| {
+                let uid = d.uid.as_ref().map_or(String::new(), |u| format!(" (uid {u})"));
+                format!("{}{uid} at {}", d.pod, d.at)
+            })
+            .collect(),
+        refused: recording
+            .played
+            .iter()
+            .filter_map(|p| p.refused.as_ref().map(|r| format!("line {}: {r}", p.line)))
+            .collect(),
+        late_ms: late.as_millis(),
+        wall_ms: 0,
+        scenario_ms: scenario.until.millis(),
+        trace: args.keep.as_ref().map(|_| trace_path.display().to_string()),
+    })
+}
+
+/// The imported trace with what the run knows and a recording cannot show: the scenario's
+/// name, the controller's client limits (TRACE-THROTTLE) and its restarts (TRACE-5).
+fn with_run(
+    mut trace: Vec<TraceRecord>,
+    scenario: &Scenario,
+    release: &Release,
+    recording: &Recording,
+) -> Vec<TraceRecord> {
+    let mut origin = 0;
+    if let TraceEvent::Header {
+        scenario: name,
+        qps,
+        burst,
+        start,
+        source,
+        ..
+    } = &mut trace[0].event
+    {
+        *name = Some(scenario.name.clone());
+        *qps = Some(release.qps);
+        *burst = Some(release.burst);
+        *source = format!("upstream-{}:{source}", release.version);
+        origin = start.map_or(0, |s| s.0.as_millisecond());
+    }
+    for at in &recording.restarts {
+        let t = Time(at.as_millisecond() - origin);
+        let i = trace.partition_point(|r| r.t <= t).max(1);
+        trace.insert(
+            i,
+            TraceRecord {
+                t,
+                event: TraceEvent::ControllerRestarted,
+            },
+        );
+    }
+    trace
+}
+
+/// The trace in the scenario's names, UIDs and time (0 at the run's start; earlier lines, the
+/// starting cluster's creation, at 0).
+fn in_scenario_time(trace: &[TraceRecord], recording: &Recording) -> Vec<TraceRecord> {
+    let origin = match &trace[0].event {
+        TraceEvent::Header { start, .. } => start.map_or(0, |s| s.0.as_millisecond()),
+        _ => 0,
+    };
+    let shift = origin - recording.start.as_millisecond();
+    trace
+        .iter()
+        .map(|r| {
+            let mut r = recording.names.to_scenario(r);
+            r.t = Time((r.t.millis() + shift).max(0));
+            r
+        })
+        .collect()
+}
+
+/// The envelope's outcomes the run's deletions contradict. The real run may lag the envelope,
+/// which counts from each operation's instant, by as much as its operations were late.
+fn outside(pods: &[PodEnvelope], deletions: &[Deletion], late: Duration) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in pods {
+        let deleted = deletions
+            .iter()
+            .find(|d| d.pod == p.pod && d.uid.as_ref().is_none_or(|u| *u == p.uid));
+        let window = |from: Time, to: Time| (from, to.plus(late));
+        let wrong = match (&p.outcome, deleted) {
+            (Envelope::MustDelete { .. }, None) => Some("not deleted".to_string()),
+            (Envelope::MustNotDelete, Some(d)) => Some(format!("deleted at {}", d.at)),
+            (
+                Envelope::MustDelete { from, to } | Envelope::MayDelete { from, to },
+                Some(d),
+            ) => {
+                let (from, to) = window(*from, *to);
+                (d.at < from || d.at > to)
+                    .then(|| format!("deleted at {}, outside [{from}, {to}]", d.at))
+            }
+            _ => None,
+        };
+        if let Some(wrong) = wrong {
+            out.push(format!("{p}: {wrong}"));
+        }
+    }
+    out
+}
+
+fn print(args: &UpstreamArgs, r: &Report) {
+    if args.json {
+        outln!("{}", serde_json::to_string(r).unwrap_or_default());
+        return;
+    }
+    let verdict = if r.passed() { "ok" } else { "FAILED" };
+    outln!(
+        "{} on Kubernetes {} ({}): {verdict}, wall {:.1} s for {:.1} s of scenario, operations \
+         at most {} ms late",
+        r.scenario,
+        r.kubernetes,
+        r.profile,
+        r.wall_ms as f64 / 1000.0,
+        r.scenario_ms as f64 / 1000.0,
+        r.late_ms
+    );
+    outln!("  conform: {}", r.conform);
+    if r.expect_failures.is_empty() {
+        outln!("  expect: {} checked, all met", r.expectations);
+    } else {
+        for f in &r.expect_failures {
+            outln!("  expect FAILED {f}");
+        }
+    }
+    if r.envelope_failures.is_empty() {
+        outln!(
+            "  envelope: {} incarnations, every outcome inside",
+            r.incarnations
+        );
+    } else {
+        for f in &r.envelope_failures {
+            outln!("  envelope FAILED {f}");
+        }
+    }
+    for d in &r.deletions {
+        outln!("  deleted {d}");
+    }
+    for refused in &r.refused {
+        outln!("  refused by the API server: {refused}");
+    }
+    if let Some(t) = &r.trace {
+        outln!("  trace: {t}");
+    }
+}
