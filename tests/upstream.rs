@@ -32,14 +32,22 @@ fn the_realtime_corpus_is_short_playable_and_met_by_the_runtime() {
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
         let s = parse_scenario(path.to_str().unwrap(), &text).unwrap();
-        assert_eq!(Some(s.name.as_str()), path.file_stem().and_then(|n| n.to_str()));
+        assert_eq!(
+            Some(s.name.as_str()),
+            path.file_stem().and_then(|n| n.to_str())
+        );
         assert!(s.until.millis() <= 10_000, "{}: until {}", s.name, s.until);
         let refused = taintcheck_cluster::play::unsupported(&s);
         assert!(refused.is_empty(), "{}: {refused:?}", s.name);
         for profile in [Profile::v1_18(), Profile::latest(), Profile::fixed()] {
             let trace = run_scenario(&s, profile, ClockKind::Virtual);
             let failures = check(&s.expectations_for(profile.name), &trace);
-            assert!(failures.is_empty(), "{} under {}: {failures:?}", s.name, profile.name);
+            assert!(
+                failures.is_empty(),
+                "{} under {}: {failures:?}",
+                s.name,
+                profile.name
+            );
         }
     }
 }
@@ -49,7 +57,10 @@ fn scenarios_a_real_api_server_cannot_play_are_refused_naming_the_line() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/scenarios");
     let out = taintcheck(&[
         "upstream",
-        corpus.join("s2-140639-failing-deletes.yaml").to_str().unwrap(),
+        corpus
+            .join("s2-140639-failing-deletes.yaml")
+            .to_str()
+            .unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
@@ -98,10 +109,13 @@ fn missing_binaries_name_the_build_command() {
 /// `TAINTCHECK_REQUIRE_UPSTREAM=1`, fail.
 fn built(release: &str) -> bool {
     let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("upstream/bin");
-    let missing: Vec<String> = ["controlplane".to_string(), format!("taint-eviction-v{release}")]
-        .into_iter()
-        .filter(|b| !bin.join(b).is_file())
-        .collect();
+    let missing: Vec<String> = [
+        "controlplane".to_string(),
+        format!("taint-eviction-v{release}"),
+    ]
+    .into_iter()
+    .filter(|b| !bin.join(b).is_file())
+    .collect();
     if missing.is_empty() {
         return true;
     }
@@ -122,10 +136,7 @@ fn corpus_on(release: &str) {
     if !built(release) {
         return;
     }
-    let files: Vec<String> = realtime()
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
+    let files: Vec<String> = realtime().iter().map(|p| p.display().to_string()).collect();
     let mut args = vec!["upstream", "--kubernetes", release, "--json"];
     args.extend(files.iter().map(String::as_str));
     let out = taintcheck(&args);

@@ -55,7 +55,11 @@ pub async fn controller_kubeconfig(
             .create(&PostParams::default(), &binding)
             .await,
     )
-    .map_err(|e| Error::new(format!("binding kube-system/{account} to cluster-admin: {e}")))?;
+    .map_err(|e| {
+        Error::new(format!(
+            "binding kube-system/{account} to cluster-admin: {e}"
+        ))
+    })?;
     let request = serde_json::json!({
         "apiVersion": "authentication.k8s.io/v1",
         "kind": "TokenRequest",

@@ -112,7 +112,10 @@ impl Names {
     }
 
     fn scenario_node(&self, real: &str) -> String {
-        match real.strip_prefix(&self.run).and_then(|r| r.strip_prefix('-')) {
+        match real
+            .strip_prefix(&self.run)
+            .and_then(|r| r.strip_prefix('-'))
+        {
             Some(node) => node.to_string(),
             None => real.to_string(),
         }

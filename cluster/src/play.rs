@@ -47,15 +47,17 @@ pub fn unsupported(scenario: &Scenario) -> Vec<String> {
         );
     }
     if r.deletion_grace.is_some() {
-        out.push(
-            "runtime.deletionGrace: no kubelet confirms a graceful deletion here".to_string(),
-        );
+        out.push("runtime.deletionGrace: no kubelet confirms a graceful deletion here".to_string());
     }
     for op in &scenario.ops {
         let what = match op.op {
-            Op::FailRequests { .. } => "failRequests: the API server cannot be made to fail a request",
+            Op::FailRequests { .. } => {
+                "failRequests: the API server cannot be made to fail a request"
+            }
             Op::SetApiLatency(_) => "apiLatency: the API server's latency cannot be imposed",
-            Op::SetInformerLag { .. } => "informerLag: the controller's informers cannot be delayed",
+            Op::SetInformerLag { .. } => {
+                "informerLag: the controller's informers cannot be delayed"
+            }
             Op::DropWatch { .. } => "dropWatch: the controller's watches cannot be broken",
             _ => continue,
         };
@@ -222,7 +224,9 @@ impl Player {
                         .collect();
                     object.spec.get_or_insert_with(Default::default).taints =
                         (!taints.is_empty()).then_some(taints);
-                    nodes.replace(&real, &PostParams::default(), &object).await?;
+                    nodes
+                        .replace(&real, &PostParams::default(), &object)
+                        .await?;
                     Ok(())
                 })
                 .await
@@ -342,17 +346,21 @@ impl Player {
             daemonset_tolerations(&mut tolerations, false);
         }
         let node = p.pod.node_name.as_ref().map(|n| names.node(n));
-        let object = objects::pod(&real.namespace, &real.name, node.as_deref(), &tolerations, 0);
+        let object = objects::pod(
+            &real.namespace,
+            &real.name,
+            node.as_deref(),
+            &tolerations,
+            0,
+        );
         let created = Api::<k8s::Pod>::namespaced(self.client.clone(), &real.namespace)
             .create(&PostParams::default(), &object)
             .await?;
         if let Some(real_uid) = created.metadata.uid.as_deref() {
             names.created(real_uid, uid);
         }
-        self.submitted.insert(
-            p.pod.key.clone(),
-            (p.pod.tolerations.clone(), p.daemon_set),
-        );
+        self.submitted
+            .insert(p.pod.key.clone(), (p.pod.tolerations.clone(), p.daemon_set));
         Ok(())
     }
 
@@ -406,8 +414,11 @@ impl Player {
                 .map_err(|e| Error::new(format!("removing the pods of {ns}: {e}")))?;
         }
         let nodes = Api::<k8s::Node>::all(self.client.clone());
-        let labels = kube::api::ListParams::default()
-            .labels(&format!("{}={}", crate::names::RUN_LABEL, names.run()));
+        let labels = kube::api::ListParams::default().labels(&format!(
+            "{}={}",
+            crate::names::RUN_LABEL,
+            names.run()
+        ));
         nodes
             .delete_collection(&DeleteParams::default(), &labels)
             .await
@@ -416,7 +427,10 @@ impl Player {
     }
 }
 
-pub(crate) fn meta(name: &str, namespace: Option<&str>) -> k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+pub(crate) fn meta(
+    name: &str,
+    namespace: Option<&str>,
+) -> k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
     k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
         name: Some(name.to_string()),
         namespace: namespace.map(str::to_string),

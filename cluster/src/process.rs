@@ -85,9 +85,8 @@ pub fn version_key(release: &str) -> Option<(u32, u32, u32)> {
 
 /// What to install when Go is missing (building the binaries needs it; nothing else does).
 fn go_hint() -> &'static str {
-    let found = std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|p| p.join("go").is_file())
-    });
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|p| p.join("go").is_file()));
     if found {
         ""
     } else {
@@ -377,15 +376,15 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("tc-exit-{}", std::process::id()));
         let script = std::env::temp_dir().join(format!("tc-exit-{}.sh", std::process::id()));
         std::fs::write(&script, "#!/bin/sh\necho 'etcd: bad config' >&2\nexit 3\n").unwrap();
-        std::fs::set_permissions(
-            &script,
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
         let e = ControlPlane::start(&script, &dir, None, Duration::from_secs(10))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("exited (exit status: 3) before it was ready"), "{e}");
+        assert!(
+            e.contains("exited (exit status: 3) before it was ready"),
+            "{e}"
+        );
         assert!(e.contains("controlplane.log"), "{e}");
         assert!(e.contains("etcd: bad config"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();

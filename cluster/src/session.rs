@@ -308,7 +308,9 @@ fn own_audit(path: &Path, from: u64, to: u64, names: &Names, out: &Path) -> Resu
         let object = &v["objectRef"];
         let ns = object["namespace"].as_str();
         let own = match object["resource"].as_str() {
-            Some("nodes") => object["name"].as_str().is_some_and(|n| names.is_own_node(n)),
+            Some("nodes") => object["name"]
+                .as_str()
+                .is_some_and(|n| names.is_own_node(n)),
             _ => ns.is_some_and(|ns| namespaces.contains(&ns)),
         };
         if own {

@@ -172,7 +172,8 @@ where
                 Ok(Event::Apply(o)) => types.applied(o).into_iter().collect(),
                 Ok(Event::Delete(o)) => vec![types.deleted(o)],
                 Err(e) => {
-                    let _ = failed.send(format!("watch of {}: {e}", K::plural(&Default::default())));
+                    let _ =
+                        failed.send(format!("watch of {}: {e}", K::plural(&Default::default())));
                     vec![]
                 }
             };

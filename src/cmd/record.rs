@@ -45,7 +45,9 @@ pub struct RecordArgs {
 
 pub fn run(args: &RecordArgs) -> Outcome {
     let until = match &args.until {
-        Some(text) => Some(parse_duration(text).map_err(|e| Failure::usage(format!("--until: {e}")))?),
+        Some(text) => {
+            Some(parse_duration(text).map_err(|e| Failure::usage(format!("--until: {e}")))?)
+        }
         None => None,
     };
     let (dir, temporary) = match &args.keep_watches {
@@ -123,7 +125,9 @@ fn record(
     let errors = errors.map_err(Failure::usage)?;
     drop(runtime);
     for e in &errors {
-        output::eprint(&format!("warning: {e} (the watch resumed; changes may be missing)\n"));
+        output::eprint(&format!(
+            "warning: {e} (the watch resumed; changes may be missing)\n"
+        ));
     }
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     let mut readers = Vec::new();

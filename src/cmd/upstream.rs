@@ -282,9 +282,19 @@ fn judge(
     let deletions = check.deletions().to_vec();
     let expect_failures: Vec<String> = check.failures().iter().map(|f| f.to_string()).collect();
 
-    let late = recording.played.iter().map(|p| p.late).max().unwrap_or_default();
-    let pods = envelope(scenario, || Reference::run(scenario, profile), profile, bound)
-        .map_err(|e| Failure::input(format!("{}: {e}", scenario.name)))?;
+    let late = recording
+        .played
+        .iter()
+        .map(|p| p.late)
+        .max()
+        .unwrap_or_default();
+    let pods = envelope(
+        scenario,
+        || Reference::run(scenario, profile),
+        profile,
+        bound,
+    )
+    .map_err(|e| Failure::input(format!("{}: {e}", scenario.name)))?;
     let envelope_failures = outside(&pods, &deletions, Duration(late.as_millis() as i64));
 
     Ok(Report {
@@ -300,7 +310,10 @@ fn judge(
         deletions: deletions
             .iter()
             .map(|d| {
-                let uid = d.uid.as_ref().map_or(String::new(), |u| format!(" (uid {u})"));
+                let uid = d
+                    .uid
+                    .as_ref()
+                    .map_or(String::new(), |u| format!(" (uid {u})"));
                 format!("{}{uid} at {}", d.pod, d.at)
             })
             .collect(),
@@ -384,10 +397,7 @@ fn outside(pods: &[PodEnvelope], deletions: &[Deletion], late: Duration) -> Vec<
         let wrong = match (&p.outcome, deleted) {
             (Envelope::MustDelete { .. }, None) => Some("not deleted".to_string()),
             (Envelope::MustNotDelete, Some(d)) => Some(format!("deleted at {}", d.at)),
-            (
-                Envelope::MustDelete { from, to } | Envelope::MayDelete { from, to },
-                Some(d),
-            ) => {
+            (Envelope::MustDelete { from, to } | Envelope::MayDelete { from, to }, Some(d)) => {
                 let (from, to) = window(*from, *to);
                 (d.at < from || d.at > to)
                     .then(|| format!("deleted at {}, outside [{from}, {to}]", d.at))
