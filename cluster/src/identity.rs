@@ -1,8 +1,8 @@
 //! The controller's own identity: a service account with a token, so the audit log tells its
 //! requests from the player's (IMPORT-5 reads the controller's by user name). The account is the
 //! one kube-controller-manager gives it with `--use-service-account-credentials`:
-//! `taint-eviction-controller` since 1.29, `node-controller` before (the taint manager ran
-//! inside the node lifecycle controller).
+//! `node-controller` in every release (the separate controller of 1.29+ keeps the node
+//! lifecycle controller's client; specs/upstream.md, "Audit identity").
 
 use crate::Error;
 use k8s_openapi::api::core::v1 as k8s;
@@ -12,13 +12,8 @@ use kube::config::Kubeconfig;
 use kube::{Api, Client};
 use std::path::Path;
 
-/// The controller's service account (in `kube-system`) for a release (`1.37.2`).
-pub fn account(release: &str) -> &'static str {
-    match crate::process::version_key(release) {
-        Some((1, minor, _)) if minor < 29 => "node-controller",
-        _ => "taint-eviction-controller",
-    }
-}
+/// The controller's service account (in `kube-system`), the same in every release.
+pub const ACCOUNT: &str = "node-controller";
 
 /// Makes `kube-system/ACCOUNT` with cluster-admin rights and writes a kubeconfig at `out` that
 /// authenticates as it with a token, for the API server of `admin` (the control plane's own

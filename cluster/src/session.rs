@@ -106,7 +106,7 @@ pub async fn run(
     };
     let mut recorder = Recorder::start(client, &scope, sinks).await?;
 
-    let account = identity::account(&release.version);
+    let account = identity::ACCOUNT;
     let controller_config = dir.join("controller.kubeconfig");
     identity::controller_kubeconfig(client, &cluster.kubeconfig, account, &controller_config)
         .await?;

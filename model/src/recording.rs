@@ -26,8 +26,9 @@ use std::io::BufRead;
 
 pub use input::HOW_TO_RECORD;
 
-/// The taint eviction controller's audit user names: its own service account since 1.29, the
-/// node lifecycle controller's before (it ran inside it). Spec: IMPORT-5.
+/// The taint eviction controller's audit user names: the node lifecycle controller's service
+/// account, whose client kube-controller-manager gives it in every release, and its own
+/// controller's name since 1.29, which a fork may use. Spec: IMPORT-5.
 pub const CONTROLLER_USERS: [&str; 2] = [
     "system:serviceaccount:kube-system:taint-eviction-controller",
     "system:serviceaccount:kube-system:node-controller",
