@@ -38,9 +38,17 @@ for arg in "$@"; do
 done
 
 mkdir -p "$here/bin"
-build() { # DIR OUTPUT
+# build DIR OUTPUT: stamps the release into the version packages as Kubernetes' own build does
+# (hack/lib/version.sh), so /version, the emulation version and user agents name the release.
+build() {
+	v=$(sed -n 's#^require k8s.io/kubernetes \(v[0-9.]*\)$#\1#p; s#^[[:space:]]*k8s.io/kubernetes \(v[0-9.]*\)$#\1#p' "$1/go.mod" | head -n 1)
+	minor=${v#v1.}; minor=${minor%%.*}
+	flags="-s -w"
+	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		flags="$flags -X $pkg.gitVersion=$v -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+	done
 	start=$(date +%s)
-	(cd "$1" && go build -buildvcs=false -ldflags='-s -w' -o "$2" .)
+	(cd "$1" && go build -buildvcs=false -ldflags="$flags" -o "$2" .)
 	echo "built $2 in $(($(date +%s) - start)) s" >&2
 }
 build "$here/controlplane" "$here/bin/controlplane"
