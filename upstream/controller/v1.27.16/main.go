@@ -153,7 +153,7 @@ func run(ctx context.Context, config *rest.Config) error {
 	})
 	factory.Start(ctx.Done())
 	if !cache.WaitForNamedCacheSync("taint", ctx.Done(), podInformer.Informer().HasSynced, nodeInformer.Informer().HasSynced) {
-		return ctx.Err()
+		return nil // only a stop signal ends the wait early
 	}
 	announceReady()
 	tm.Run(ctx)

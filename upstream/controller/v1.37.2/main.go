@@ -100,9 +100,9 @@ func run(ctx context.Context, config *rest.Config) error {
 		return err
 	}
 	factory.Start(ctx.Done())
-	for informer, synced := range factory.WaitForCacheSync(ctx.Done()) {
-		if !synced {
-			return fmt.Errorf("%v cache not synced: %w", informer, ctx.Err())
+	for _, synced := range factory.WaitForCacheSync(ctx.Done()) {
+		if !synced { // only a stop signal ends the wait early
+			return nil
 		}
 	}
 	announceReady()
