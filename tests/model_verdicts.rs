@@ -3,7 +3,8 @@
 //! without it), plus pinned unique-state counts as a regression alarm.
 //!
 //! Cell codes, in `PROPERTIES` order: H holds, V violated (always properties); E example found,
-//! N no example (sometimes properties).
+//! N no example, A not applicable: the configuration cannot exemplify it (sometimes properties,
+//! CHECK-1).
 
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::properties::PROPERTIES;
@@ -88,6 +89,7 @@ fn code(s: Status) -> char {
         Status::Violated => 'V',
         Status::ExampleFound => 'E',
         Status::NoExample => 'N',
+        Status::NotApplicable => 'A',
         Status::NotRefuted | Status::NoExampleYet => unreachable!("complete runs only"),
     }
 }
@@ -480,4 +482,63 @@ fn an_unreachable_kubelet_never_confirms() {
         stuck > 0,
         "a Terminating pod on an unreachable node, force delete enabled"
     );
+}
+
+/// CANCEL-2 on `rate-limited-cancel` (issue 42): a cancel that lands while a request waits for
+/// its client token. `fixed` reads its flag when the token is granted and holds CANCEL-2; the
+/// upstream profiles read it at most once, when the work starts, so their shortest
+/// counterexample shows "Cancelling deletion" and then a write. Reading the flag only before
+/// the reservation, `fixed` sent its PATCH after the cancel (the leftover of issue 42, found
+/// by `check --profile fixed --config rate-limited-cancel` before the core read it at the
+/// grant); the core's unit test `a_work_cancelled_while_it_waits_for_its_token_sends_nothing`
+/// pins that step.
+#[test]
+fn cancel_2_no_write_after_a_cancel_while_throttled() {
+    let cancel_2 = |r: &Report| {
+        r.properties
+            .iter()
+            .find(|p| p.id == "CANCEL-2")
+            .cloned()
+            .expect("CANCEL-2")
+    };
+    assert_eq!(
+        cancel_2(&check("fixed", "rate-limited-cancel")).status,
+        Status::Holds
+    );
+    for profile in ["v1.18", "latest"] {
+        let p = cancel_2(&check(profile, "rate-limited-cancel"));
+        let text = p.counterexample.expect("CANCEL-2 violated").text();
+        let cancel = text.find("Cancelling deletion").expect("a cancel event");
+        let write = text
+            .rfind("PATCH DisruptionTarget")
+            .or_else(|| text.rfind("DELETE default/p1"))
+            .expect("a write");
+        assert!(cancel < write, "{profile}:\n{text}");
+    }
+}
+
+/// R5 (spec, "Unachievable properties"): a PATCH sent before the cancel leaves
+/// `DisruptionTarget` on a pod that stays, under `fixed` too: the cancelled work sends no
+/// DELETE and nothing resets the condition (upstream's PodGC does, after 2 minutes). The
+/// leftover CANCEL-2 rules out is the one made after the cancel.
+#[test]
+fn a_patch_before_the_cancel_leaves_the_condition() {
+    use taintcheck_model::check::builder::Check;
+    let leftover = |s: &SysState| {
+        s.quiescent()
+            && s.ctrl.timed_queue().is_idle()
+            && s.api
+                .pods
+                .values()
+                .any(|p| p.disruption_target && p.deletion.is_none())
+    };
+    let report = Check::load("timer-vs-cancel")
+        .profile(Profile::fixed())
+        .property("no-condition-left", move |s| !leftover(s))
+        .run();
+    let text = report.assert_violated("no-condition-left").text();
+    let patch = text.find("PATCH DisruptionTarget").expect("the PATCH");
+    let cancel = text.find("Cancelling deletion").expect("the cancel");
+    assert!(patch < cancel, "{text}");
+    report.assert_holds("CANCEL-2 no write after a cancel");
 }

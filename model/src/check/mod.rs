@@ -30,6 +30,7 @@
 //! `run` and `shortest` sit above `system`.
 
 pub mod action;
+pub mod applicability;
 mod answer;
 pub mod builder;
 pub mod config;
