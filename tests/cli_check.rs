@@ -82,9 +82,10 @@ fn gate_fails_on_a_violation_and_passes_the_fixed_design() {
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let out = stdout(&o);
     assert!(
-        out.contains("an eviction after a restart") && out.contains(
-            "not applicable: no controller restart is configured (operation restart)"
-        ),
+        out.contains("an eviction after a restart")
+            && out.contains(
+                "not applicable: no controller restart is configured (operation restart)"
+            ),
         "{out}"
     );
     assert!(out.ends_with(
@@ -117,13 +118,7 @@ fn gate_fails_on_a_violation_and_passes_the_fixed_design() {
 /// `--json` carries the verdict and its reason; a JUnit report skips the case.
 #[test]
 fn not_applicable_is_reported_with_why() {
-    let fixed = [
-        "check",
-        "--profile",
-        "fixed",
-        "--config",
-        "timer-vs-cancel",
-    ];
+    let fixed = ["check", "--profile", "fixed", "--config", "timer-vs-cancel"];
     let o = taintcheck(&with(&fixed, &["--json"]));
     let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
     let some_4 = report["properties"]

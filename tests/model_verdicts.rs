@@ -13,66 +13,69 @@ use taintcheck_model::check::{SysState, TaintSys};
 use taintcheck_model::profile::Profile;
 
 const TABLE: &[(&str, &str, &str)] = &[
-    ("v1.18", "default", "VVVVHHVHHHVEEENN"),
-    ("v1.18", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
-    ("v1.18", "same-name-successor", "VVVVVVVHHHVNEENN"),
-    ("v1.18", "toleration-change", "HVVVHHHHHHHEEENN"),
-    ("v1.18", "stale-cache", "VHHHHVVHHHHENENN"),
-    ("v1.18", "failing-delete", "HHVVHHHHHHHENEEN"),
-    ("v1.18", "restart", "HHHVHHHHHHHNEENE"),
-    ("v1.18", "forever-toleration", "VHHHHHHHHHHNEENN"),
-    ("v1.18", "orphaned-timer", "VVHHHHVHHHVEEENN"),
-    ("v1.18", "live-read", "VHHHHVHHHHHENNNN"),
-    ("v1.18", "successor-stale-listing", "VVVVVVVHHHVNEENN"),
-    ("v1.18", "successor-while-deleting", "HHVVHHHHHHHENNNN"),
+    ("v1.18", "default", "VVVVHHVVHHHVEEEAA"),
+    ("v1.18", "timer-vs-cancel", "VHHHHHVVHHHHAEEAA"),
+    ("v1.18", "same-name-successor", "VVVVVVVVHHHVAEEAA"),
+    ("v1.18", "toleration-change", "HVVVHHHHHHHHEEEAA"),
+    ("v1.18", "stale-cache", "VHHHHVVVHHHHEAEAA"),
+    ("v1.18", "failing-delete", "HHVVHHHHHHHHEAEEA"),
+    ("v1.18", "restart", "HHHVHHHHHHHHAEEAE"),
+    ("v1.18", "forever-toleration", "VHHHHHHHHHHHAEEAA"),
+    ("v1.18", "orphaned-timer", "VVHHHHVVHHHVEEEAA"),
+    ("v1.18", "live-read", "VHHHHVHHHHHHEANAA"),
+    ("v1.18", "successor-stale-listing", "VVVVVVVVHHHVAEEAA"),
+    ("v1.18", "successor-while-deleting", "HHVVHHHHHHHHEANAA"),
     (
         "v1.18",
         "toleration-flip-while-deleting",
-        "VHVVHHHHHHHEEENN",
+        "VHVVHHHHHHHHEEEAA",
     ),
-    ("v1.18", "terminating-retaint", "HHHHHHVHHHVENENN"),
-    ("v1.18", "relist-successor", "VVVVVVVHHHVNEENN"),
-    ("v1.18", "rate-limited-storm", "VHVVHHHHHHHENNNN"),
-    ("latest", "default", "VVVVHHVHHHVEEENN"),
-    ("latest", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
-    ("latest", "same-name-successor", "VVVVVVVHHHVNEENN"),
-    ("latest", "toleration-change", "HVVVHHHHHHHEEENN"),
-    ("latest", "stale-cache", "VHHHHVHHHHHENNNN"),
-    ("latest", "failing-delete", "HHVVHHHHHHHENNEN"),
-    ("latest", "restart", "HHHVHHHHHHHNEENE"),
-    ("latest", "forever-toleration", "HHHHHHHHHHHNEENN"),
-    ("latest", "orphaned-timer", "VVHHHHVHHHVEEENN"),
-    ("latest", "live-read", "VHHHHVHHHHHENNNN"),
-    ("latest", "successor-stale-listing", "VVVVVVVHHHVNEENN"),
-    ("latest", "successor-while-deleting", "HHVVVHHHHHHENNNN"),
+    ("v1.18", "terminating-retaint", "HHHHHHVVHHHVEAEAA"),
+    ("v1.18", "relist-successor", "VVVVVVVVHHHVAEEAA"),
+    ("v1.18", "rate-limited-storm", "VHVVHHHHHHHHEANAA"),
+    ("v1.18", "rate-limited-cancel", "VHHHHHVVHHHHAEEAA"),
+    ("latest", "default", "VVVVHHVVHHHVEEEAA"),
+    ("latest", "timer-vs-cancel", "VHHHHHVVHHHHAEEAA"),
+    ("latest", "same-name-successor", "VVVVVVVVHHHVAEEAA"),
+    ("latest", "toleration-change", "HVVVHHHHHHHHEEEAA"),
+    ("latest", "stale-cache", "VHHHHVHHHHHHEANAA"),
+    ("latest", "failing-delete", "HHVVHHHHHHHHEANEA"),
+    ("latest", "restart", "HHHVHHHHHHHHAEEAE"),
+    ("latest", "forever-toleration", "HHHHHHHHHHHHAEEAA"),
+    ("latest", "orphaned-timer", "VVHHHHVVHHHVEEEAA"),
+    ("latest", "live-read", "VHHHHVHHHHHHEANAA"),
+    ("latest", "successor-stale-listing", "VVVVVVVVHHHVAEEAA"),
+    ("latest", "successor-while-deleting", "HHVVVHHHHHHHEANAA"),
     (
         "latest",
         "toleration-flip-while-deleting",
-        "VHVVHHVHHHHEEENN",
+        "VHVVHHVVHHHHEEEAA",
     ),
-    ("latest", "terminating-retaint", "HHHHHHHHHHHENNNN"),
-    ("latest", "relist-successor", "VVVVVVVHHHVNEENN"),
-    ("latest", "rate-limited-storm", "HHVVHHHHHHHNNNNN"),
-    ("fixed", "default", "HHHHHHHHHHHEEENN"),
-    ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
-    ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
-    ("fixed", "toleration-change", "HHHHHHHHHHHEEENN"),
-    ("fixed", "stale-cache", "HHHHHHHHHHHENENN"),
-    ("fixed", "failing-delete", "HHHHHHHHHHHENNEN"),
-    ("fixed", "restart", "HHHVHHHHHHHNENNE"),
-    ("fixed", "forever-toleration", "HHHHHHHHHHHNEENN"),
-    ("fixed", "orphaned-timer", "HHHHHHHHHHHEEENN"),
-    ("fixed", "live-read", "HHHHHHHHHHHENENN"),
-    ("fixed", "successor-stale-listing", "HHHHHHHHHHHNEENN"),
-    ("fixed", "successor-while-deleting", "HHHHHHHHHHHENENN"),
+    ("latest", "terminating-retaint", "HHHHHHHHHHHHEANAA"),
+    ("latest", "relist-successor", "VVVVVVVVHHHVAEEAA"),
+    ("latest", "rate-limited-storm", "HHVVHHHHHHHHNANAA"),
+    ("latest", "rate-limited-cancel", "VHHHHHVVHHHHAEEAA"),
+    ("fixed", "default", "HHHHHHHHHHHHEEEAA"),
+    ("fixed", "timer-vs-cancel", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "same-name-successor", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "toleration-change", "HHHHHHHHHHHHEEEAA"),
+    ("fixed", "stale-cache", "HHHHHHHHHHHHEAEAA"),
+    ("fixed", "failing-delete", "HHHHHHHHHHHHEANEA"),
+    ("fixed", "restart", "HHHVHHHHHHHHAENAE"),
+    ("fixed", "forever-toleration", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "orphaned-timer", "HHHHHHHHHHHHEEEAA"),
+    ("fixed", "live-read", "HHHHHHHHHHHHEAEAA"),
+    ("fixed", "successor-stale-listing", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "successor-while-deleting", "HHHHHHHHHHHHEAEAA"),
     (
         "fixed",
         "toleration-flip-while-deleting",
-        "HHHHHHHHHHHEEENN",
+        "HHHHHHHHHHHHEEEAA",
     ),
-    ("fixed", "terminating-retaint", "HHHHHHHHHHHENENN"),
-    ("fixed", "relist-successor", "HHHHHHHHHHHNEENN"),
-    ("fixed", "rate-limited-storm", "HHVVHHHHHHHNNENN"),
+    ("fixed", "terminating-retaint", "HHHHHHHHHHHHEAEAA"),
+    ("fixed", "relist-successor", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "rate-limited-storm", "HHVVHHHHHHHHNAEAA"),
+    ("fixed", "rate-limited-cancel", "HHHHHHHHHHHHANEAA"),
 ];
 
 fn check(profile: &str, config: &str) -> Report {
@@ -186,11 +189,14 @@ rows! {
     fixed_terminating_retaint: "fixed", "terminating-retaint";
     fixed_relist_successor: "fixed", "relist-successor";
     fixed_rate_limited_storm: "fixed", "rate-limited-storm";
+    v1_18_rate_limited_cancel: "v1.18", "rate-limited-cancel";
+    latest_rate_limited_cancel: "latest", "rate-limited-cancel";
+    fixed_rate_limited_cancel: "fixed", "rate-limited-cancel";
 }
 
 #[test]
 fn every_table_row_has_a_test_and_a_full_width() {
-    assert_eq!(TABLE.len(), 48);
+    assert_eq!(TABLE.len(), 51);
     for (p, c, cells) in TABLE {
         assert_eq!(cells.len(), PROPERTIES.len(), "{p}/{c}");
     }
@@ -202,7 +208,7 @@ fn every_table_row_has_a_test_and_a_full_width() {
 #[test]
 fn unique_state_counts_are_pinned_on_timer_vs_cancel() {
     use taintcheck_model::check::reduction::Reduction;
-    for (profile, unique) in [("v1.18", 556), ("latest", 598), ("fixed", 452)] {
+    for (profile, unique) in [("v1.18", 574), ("latest", 634), ("fixed", 452)] {
         let model = TaintSys::new(
             Profile::by_name(profile).expect("known profile"),
             CheckConfig::builtin("timer-vs-cancel").expect("built-in config"),

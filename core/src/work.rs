@@ -39,7 +39,9 @@ pub fn fire_timer(
             }
             true
         }
-        WorkPhase::Throttled { until, ref request, .. } if until <= now => {
+        WorkPhase::Throttled {
+            until, ref request, ..
+        } if until <= now => {
             // The token is granted: the checks that precede a request are made again, right
             // before it is sent, since a cancel (or a change the caches show) may have come
             // while the work waited. The token reserved is spent either way. Spec: PROFILE-4.

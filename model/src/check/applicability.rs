@@ -54,7 +54,11 @@ fn tolerations(config: &CheckConfig) -> impl Iterator<Item = &Toleration> {
 /// `set_seconds`.
 fn seconds(config: &CheckConfig) -> impl Iterator<Item = Option<i64>> + '_ {
     let set = config.operations.contains(&OpKind::SetSeconds) && config.budget > 0;
-    let choices = if set { &config.seconds_choices[..] } else { &[] };
+    let choices = if set {
+        &config.seconds_choices[..]
+    } else {
+        &[]
+    };
     tolerations(config)
         .map(|t| t.seconds)
         .chain(choices.iter().copied())

@@ -30,8 +30,8 @@
 //! `run` and `shortest` sit above `system`.
 
 pub mod action;
-pub mod applicability;
 mod answer;
+pub mod applicability;
 pub mod builder;
 pub mod config;
 pub mod display;
