@@ -3,7 +3,8 @@
 //! without it), plus pinned unique-state counts as a regression alarm.
 //!
 //! Cell codes, in `PROPERTIES` order: H holds, V violated (always properties); E example found,
-//! N no example (sometimes properties).
+//! N no example, A not applicable: the configuration cannot exemplify it (sometimes properties,
+//! CHECK-1).
 
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::properties::PROPERTIES;
@@ -12,66 +13,69 @@ use taintcheck_model::check::{SysState, TaintSys};
 use taintcheck_model::profile::Profile;
 
 const TABLE: &[(&str, &str, &str)] = &[
-    ("v1.18", "default", "VVVVHHVHHHVEEENN"),
-    ("v1.18", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
-    ("v1.18", "same-name-successor", "VVVVVVVHHHVNEENN"),
-    ("v1.18", "toleration-change", "HVVVHHHHHHHEEENN"),
-    ("v1.18", "stale-cache", "VHHHHVVHHHHENENN"),
-    ("v1.18", "failing-delete", "HHVVHHHHHHHENEEN"),
-    ("v1.18", "restart", "HHHVHHHHHHHNEENE"),
-    ("v1.18", "forever-toleration", "VHHHHHHHHHHNEENN"),
-    ("v1.18", "orphaned-timer", "VVHHHHVHHHVEEENN"),
-    ("v1.18", "live-read", "VHHHHVHHHHHENNNN"),
-    ("v1.18", "successor-stale-listing", "VVVVVVVHHHVNEENN"),
-    ("v1.18", "successor-while-deleting", "HHVVHHHHHHHENNNN"),
+    ("v1.18", "default", "VVVVHHVVHHHVEEEAA"),
+    ("v1.18", "timer-vs-cancel", "VHHHHHVVHHHHAEEAA"),
+    ("v1.18", "same-name-successor", "VVVVVVVVHHHVAEEAA"),
+    ("v1.18", "toleration-change", "HVVVHHHHHHHHEEEAA"),
+    ("v1.18", "stale-cache", "VHHHHVVVHHHHEAEAA"),
+    ("v1.18", "failing-delete", "HHVVHHHHHHHHEAEEA"),
+    ("v1.18", "restart", "HHHVHHHHHHHHAEEAE"),
+    ("v1.18", "forever-toleration", "VHHHHHHHHHHHAEEAA"),
+    ("v1.18", "orphaned-timer", "VVHHHHVVHHHVEEEAA"),
+    ("v1.18", "live-read", "VHHHHVHHHHHHEANAA"),
+    ("v1.18", "successor-stale-listing", "VVVVVVVVHHHVAEEAA"),
+    ("v1.18", "successor-while-deleting", "HHVVHHHHHHHHEANAA"),
     (
         "v1.18",
         "toleration-flip-while-deleting",
-        "VHVVHHHHHHHEEENN",
+        "VHVVHHHHHHHHEEEAA",
     ),
-    ("v1.18", "terminating-retaint", "HHHHHHVHHHVENENN"),
-    ("v1.18", "relist-successor", "VVVVVVVHHHVNEENN"),
-    ("v1.18", "rate-limited-storm", "VHVVHHHHHHHENNNN"),
-    ("latest", "default", "VVVVHHVHHHVEEENN"),
-    ("latest", "timer-vs-cancel", "VHHHHHVHHHHNEENN"),
-    ("latest", "same-name-successor", "VVVVVVVHHHVNEENN"),
-    ("latest", "toleration-change", "HVVVHHHHHHHEEENN"),
-    ("latest", "stale-cache", "VHHHHVHHHHHENNNN"),
-    ("latest", "failing-delete", "HHVVHHHHHHHENNEN"),
-    ("latest", "restart", "HHHVHHHHHHHNEENE"),
-    ("latest", "forever-toleration", "HHHHHHHHHHHNEENN"),
-    ("latest", "orphaned-timer", "VVHHHHVHHHVEEENN"),
-    ("latest", "live-read", "VHHHHVHHHHHENNNN"),
-    ("latest", "successor-stale-listing", "VVVVVVVHHHVNEENN"),
-    ("latest", "successor-while-deleting", "HHVVVHHHHHHENNNN"),
+    ("v1.18", "terminating-retaint", "HHHHHHVVHHHVEAEAA"),
+    ("v1.18", "relist-successor", "VVVVVVVVHHHVAEEAA"),
+    ("v1.18", "rate-limited-storm", "VHVVHHHHHHHHEANAA"),
+    ("v1.18", "rate-limited-cancel", "VHHHHHVVHHHHAEEAA"),
+    ("latest", "default", "VVVVHHVVHHHVEEEAA"),
+    ("latest", "timer-vs-cancel", "VHHHHHVVHHHHAEEAA"),
+    ("latest", "same-name-successor", "VVVVVVVVHHHVAEEAA"),
+    ("latest", "toleration-change", "HVVVHHHHHHHHEEEAA"),
+    ("latest", "stale-cache", "VHHHHVHHHHHHEANAA"),
+    ("latest", "failing-delete", "HHVVHHHHHHHHEANEA"),
+    ("latest", "restart", "HHHVHHHHHHHHAEEAE"),
+    ("latest", "forever-toleration", "HHHHHHHHHHHHAEEAA"),
+    ("latest", "orphaned-timer", "VVHHHHVVHHHVEEEAA"),
+    ("latest", "live-read", "VHHHHVHHHHHHEANAA"),
+    ("latest", "successor-stale-listing", "VVVVVVVVHHHVAEEAA"),
+    ("latest", "successor-while-deleting", "HHVVVHHHHHHHEANAA"),
     (
         "latest",
         "toleration-flip-while-deleting",
-        "VHVVHHVHHHHEEENN",
+        "VHVVHHVVHHHHEEEAA",
     ),
-    ("latest", "terminating-retaint", "HHHHHHHHHHHENNNN"),
-    ("latest", "relist-successor", "VVVVVVVHHHVNEENN"),
-    ("latest", "rate-limited-storm", "HHVVHHHHHHHNNNNN"),
-    ("fixed", "default", "HHHHHHHHHHHEEENN"),
-    ("fixed", "timer-vs-cancel", "HHHHHHHHHHHNEENN"),
-    ("fixed", "same-name-successor", "HHHHHHHHHHHNEENN"),
-    ("fixed", "toleration-change", "HHHHHHHHHHHEEENN"),
-    ("fixed", "stale-cache", "HHHHHHHHHHHENENN"),
-    ("fixed", "failing-delete", "HHHHHHHHHHHENNEN"),
-    ("fixed", "restart", "HHHVHHHHHHHNENNE"),
-    ("fixed", "forever-toleration", "HHHHHHHHHHHNEENN"),
-    ("fixed", "orphaned-timer", "HHHHHHHHHHHEEENN"),
-    ("fixed", "live-read", "HHHHHHHHHHHENENN"),
-    ("fixed", "successor-stale-listing", "HHHHHHHHHHHNEENN"),
-    ("fixed", "successor-while-deleting", "HHHHHHHHHHHENENN"),
+    ("latest", "terminating-retaint", "HHHHHHHHHHHHEANAA"),
+    ("latest", "relist-successor", "VVVVVVVVHHHVAEEAA"),
+    ("latest", "rate-limited-storm", "HHVVHHHHHHHHNANAA"),
+    ("latest", "rate-limited-cancel", "VHHHHHVVHHHHAEEAA"),
+    ("fixed", "default", "HHHHHHHHHHHHEEEAA"),
+    ("fixed", "timer-vs-cancel", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "same-name-successor", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "toleration-change", "HHHHHHHHHHHHEEEAA"),
+    ("fixed", "stale-cache", "HHHHHHHHHHHHEAEAA"),
+    ("fixed", "failing-delete", "HHHHHHHHHHHHEANEA"),
+    ("fixed", "restart", "HHHVHHHHHHHHAENAE"),
+    ("fixed", "forever-toleration", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "orphaned-timer", "HHHHHHHHHHHHEEEAA"),
+    ("fixed", "live-read", "HHHHHHHHHHHHEAEAA"),
+    ("fixed", "successor-stale-listing", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "successor-while-deleting", "HHHHHHHHHHHHEAEAA"),
     (
         "fixed",
         "toleration-flip-while-deleting",
-        "HHHHHHHHHHHEEENN",
+        "HHHHHHHHHHHHEEEAA",
     ),
-    ("fixed", "terminating-retaint", "HHHHHHHHHHHENENN"),
-    ("fixed", "relist-successor", "HHHHHHHHHHHNEENN"),
-    ("fixed", "rate-limited-storm", "HHVVHHHHHHHNNENN"),
+    ("fixed", "terminating-retaint", "HHHHHHHHHHHHEAEAA"),
+    ("fixed", "relist-successor", "HHHHHHHHHHHHAEEAA"),
+    ("fixed", "rate-limited-storm", "HHVVHHHHHHHHNAEAA"),
+    ("fixed", "rate-limited-cancel", "HHHHHHHHHHHHANEAA"),
 ];
 
 fn check(profile: &str, config: &str) -> Report {
@@ -88,6 +92,7 @@ fn code(s: Status) -> char {
         Status::Violated => 'V',
         Status::ExampleFound => 'E',
         Status::NoExample => 'N',
+        Status::NotApplicable => 'A',
         Status::NotRefuted | Status::NoExampleYet => unreachable!("complete runs only"),
     }
 }
@@ -184,11 +189,14 @@ rows! {
     fixed_terminating_retaint: "fixed", "terminating-retaint";
     fixed_relist_successor: "fixed", "relist-successor";
     fixed_rate_limited_storm: "fixed", "rate-limited-storm";
+    v1_18_rate_limited_cancel: "v1.18", "rate-limited-cancel";
+    latest_rate_limited_cancel: "latest", "rate-limited-cancel";
+    fixed_rate_limited_cancel: "fixed", "rate-limited-cancel";
 }
 
 #[test]
 fn every_table_row_has_a_test_and_a_full_width() {
-    assert_eq!(TABLE.len(), 48);
+    assert_eq!(TABLE.len(), 51);
     for (p, c, cells) in TABLE {
         assert_eq!(cells.len(), PROPERTIES.len(), "{p}/{c}");
     }
@@ -200,7 +208,7 @@ fn every_table_row_has_a_test_and_a_full_width() {
 #[test]
 fn unique_state_counts_are_pinned_on_timer_vs_cancel() {
     use taintcheck_model::check::reduction::Reduction;
-    for (profile, unique) in [("v1.18", 556), ("latest", 598), ("fixed", 452)] {
+    for (profile, unique) in [("v1.18", 574), ("latest", 634), ("fixed", 452)] {
         let model = TaintSys::new(
             Profile::by_name(profile).expect("known profile"),
             CheckConfig::builtin("timer-vs-cancel").expect("built-in config"),
@@ -480,4 +488,63 @@ fn an_unreachable_kubelet_never_confirms() {
         stuck > 0,
         "a Terminating pod on an unreachable node, force delete enabled"
     );
+}
+
+/// CANCEL-2 on `rate-limited-cancel` (issue 42): a cancel that lands while a request waits for
+/// its client token. `fixed` reads its flag when the token is granted and holds CANCEL-2; the
+/// upstream profiles read it at most once, when the work starts, so their shortest
+/// counterexample shows "Cancelling deletion" and then a write. Reading the flag only before
+/// the reservation, `fixed` sent its PATCH after the cancel (the leftover of issue 42, found
+/// by `check --profile fixed --config rate-limited-cancel` before the core read it at the
+/// grant); the core's unit test `a_work_cancelled_while_it_waits_for_its_token_sends_nothing`
+/// pins that step.
+#[test]
+fn cancel_2_no_write_after_a_cancel_while_throttled() {
+    let cancel_2 = |r: &Report| {
+        r.properties
+            .iter()
+            .find(|p| p.id == "CANCEL-2")
+            .cloned()
+            .expect("CANCEL-2")
+    };
+    assert_eq!(
+        cancel_2(&check("fixed", "rate-limited-cancel")).status,
+        Status::Holds
+    );
+    for profile in ["v1.18", "latest"] {
+        let p = cancel_2(&check(profile, "rate-limited-cancel"));
+        let text = p.counterexample.expect("CANCEL-2 violated").text();
+        let cancel = text.find("Cancelling deletion").expect("a cancel event");
+        let write = text
+            .rfind("PATCH DisruptionTarget")
+            .or_else(|| text.rfind("DELETE default/p1"))
+            .expect("a write");
+        assert!(cancel < write, "{profile}:\n{text}");
+    }
+}
+
+/// R5 (spec, "Unachievable properties"): a PATCH sent before the cancel leaves
+/// `DisruptionTarget` on a pod that stays, under `fixed` too: the cancelled work sends no
+/// DELETE and nothing resets the condition (upstream's PodGC does, after 2 minutes). The
+/// leftover CANCEL-2 rules out is the one made after the cancel.
+#[test]
+fn a_patch_before_the_cancel_leaves_the_condition() {
+    use taintcheck_model::check::builder::Check;
+    let leftover = |s: &SysState| {
+        s.quiescent()
+            && s.ctrl.timed_queue().is_idle()
+            && s.api
+                .pods
+                .values()
+                .any(|p| p.disruption_target && p.deletion.is_none())
+    };
+    let report = Check::load("timer-vs-cancel")
+        .profile(Profile::fixed())
+        .property("no-condition-left", move |s| !leftover(s))
+        .run();
+    let text = report.assert_violated("no-condition-left").text();
+    let patch = text.find("PATCH DisruptionTarget").expect("the PATCH");
+    let cancel = text.find("Cancelling deletion").expect("the cancel");
+    assert!(patch < cancel, "{text}");
+    report.assert_holds("CANCEL-2 no write after a cancel");
 }

@@ -84,7 +84,9 @@ pub enum CancelFlag {
     /// `008b3652`: an atomic flag checked once when the goroutine starts.
     BeforeStart,
     /// Fixed design: also checked before every API request, so a cancel stops a work between
-    /// attempts and requests (it cannot recall a request already sent).
+    /// attempts and requests (it cannot recall a request already sent). With a client rate
+    /// limit it is read again when the request's token is granted, right before the request
+    /// goes out: a work cancelled while it waits sends nothing, and its token is spent.
     BeforeEveryRequest,
 }
 

@@ -39,7 +39,22 @@ pub fn fire_timer(
             }
             true
         }
-        WorkPhase::Throttled { until, .. } if until <= now => {
+        WorkPhase::Throttled {
+            until, ref request, ..
+        } if until <= now => {
+            // The token is granted: the checks that precede a request are made again, right
+            // before it is sent, since a cancel (or a change the caches show) may have come
+            // while the work waited. The token reserved is spent either way. Spec: PROFILE-4.
+            if work.cancelled && profile.cancel_flag == CancelFlag::BeforeEveryRequest {
+                finish(queue, id, Outcome::Abandoned, Some(Note::Suppressed), out);
+                return true;
+            }
+            if profile.recheck_before_delete
+                && !request.verb.is_read()
+                && !recheck(queue, id, cx, out)
+            {
+                return true;
+            }
             if let Some(mut work) = queue.work_mut(id) {
                 if let WorkPhase::Throttled {
                     attempt,

@@ -335,10 +335,20 @@ fn gate_summary(r: &Report, gate: bool) -> String {
     let no_example = gate_findings(r) - violated;
     let always = r.properties.iter().filter(|p| p.kind == "always").count();
     let sometimes = r.properties.len() - always;
+    let not_applicable = r
+        .properties
+        .iter()
+        .filter(|p| p.status == Status::NotApplicable)
+        .count();
     let mut s = format!(
         "\n{violated} of {always} `always` properties violated, {no_example} of {sometimes} \
          `sometimes` properties without an example"
     );
+    if not_applicable > 0 {
+        s.push_str(&format!(
+            " ({not_applicable} more not applicable to this configuration)"
+        ));
+    }
     if !r.complete {
         s.push_str(&format!(
             " (incomplete run: not refuted within {} states)",
@@ -431,7 +441,7 @@ pub fn render(r: &Report, args: &ModelArgs) -> String {
     );
     let width = r.properties.iter().map(|p| p.name.len()).max().unwrap_or(0);
     for p in &r.properties {
-        let _ = writeln!(s, "  {:<width$}  {}", p.name, r.verdict_text(p.status));
+        let _ = writeln!(s, "  {:<width$}  {}", p.name, r.verdict_line(p));
     }
     for p in &r.properties {
         if let Some(cx) = &p.counterexample {

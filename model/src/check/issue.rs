@@ -71,6 +71,14 @@ const MEANINGS: &[Meaning] = &[
                    comes in between.",
     },
     Meaning {
+        id: "CANCEL-2",
+        title: "a write for a pod after \"Cancelling deletion\" of it",
+        expected: "After the event \"Cancelling deletion of Pod ns/name\", no PATCH of its \
+                   status and no DELETE for that pod is sent unless a new eviction decision or \
+                   a new work start for it comes in between, so no DisruptionTarget condition \
+                   is left on a pod that stays.",
+    },
+    Meaning {
         id: "QUEUE-1",
         title: "a work-queue key handled twice or by the wrong shard",
         expected: "Every key in flight is in its queue's processing set and in one place, on the \
