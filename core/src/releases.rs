@@ -186,22 +186,169 @@ pub const RELEASES: [Release; 24] = [
     minor("1.22", 22, (0, 17), 1, &[]),
     minor("1.23", 23, (0, 17), 1, &[]),
     minor("1.24", 24, (0, 17), 1, &[]),
-    minor("1.25", 25, (0, 16), 1, &[gate(Gate::PodDisruptionConditions, false, false, "1.25,PodDisruptionConditions=true")]),
-    minor("1.26.0-1.26.10", 26, (0, 10), 2, &[gate(Gate::PodDisruptionConditions, true, false, "1.26.0-1.26.10,PodDisruptionConditions=false")]),
-    minor("1.26", 26, (11, 15), 3, &[gate(Gate::PodDisruptionConditions, true, false, "1.26,PodDisruptionConditions=false")]),
-    minor("1.27.0-1.27.7", 27, (0, 7), 2, &[gate(Gate::PodDisruptionConditions, true, false, "1.27.0-1.27.7,PodDisruptionConditions=false")]),
-    minor("1.27", 27, (8, 16), 3, &[gate(Gate::PodDisruptionConditions, true, false, "1.27,PodDisruptionConditions=false")]),
-    minor("1.28.0-1.28.3", 28, (0, 3), 2, &[gate(Gate::PodDisruptionConditions, true, false, "1.28.0-1.28.3,PodDisruptionConditions=false")]),
-    minor("1.28", 28, (4, 15), 3, &[gate(Gate::PodDisruptionConditions, true, false, "1.28,PodDisruptionConditions=false")]),
-    minor("1.29", 29, (0, 15), 3, &[gate(Gate::PodDisruptionConditions, true, false, "1.29,PodDisruptionConditions=false"), STEC]),
-    minor("1.30", 30, (0, 14), 4, &[gate(Gate::PodDisruptionConditions, true, false, "1.30,PodDisruptionConditions=false"), STEC]),
+    minor(
+        "1.25",
+        25,
+        (0, 16),
+        1,
+        &[gate(
+            Gate::PodDisruptionConditions,
+            false,
+            false,
+            "1.25,PodDisruptionConditions=true",
+        )],
+    ),
+    minor(
+        "1.26.0-1.26.10",
+        26,
+        (0, 10),
+        2,
+        &[gate(
+            Gate::PodDisruptionConditions,
+            true,
+            false,
+            "1.26.0-1.26.10,PodDisruptionConditions=false",
+        )],
+    ),
+    minor(
+        "1.26",
+        26,
+        (11, 15),
+        3,
+        &[gate(
+            Gate::PodDisruptionConditions,
+            true,
+            false,
+            "1.26,PodDisruptionConditions=false",
+        )],
+    ),
+    minor(
+        "1.27.0-1.27.7",
+        27,
+        (0, 7),
+        2,
+        &[gate(
+            Gate::PodDisruptionConditions,
+            true,
+            false,
+            "1.27.0-1.27.7,PodDisruptionConditions=false",
+        )],
+    ),
+    minor(
+        "1.27",
+        27,
+        (8, 16),
+        3,
+        &[gate(
+            Gate::PodDisruptionConditions,
+            true,
+            false,
+            "1.27,PodDisruptionConditions=false",
+        )],
+    ),
+    minor(
+        "1.28.0-1.28.3",
+        28,
+        (0, 3),
+        2,
+        &[gate(
+            Gate::PodDisruptionConditions,
+            true,
+            false,
+            "1.28.0-1.28.3,PodDisruptionConditions=false",
+        )],
+    ),
+    minor(
+        "1.28",
+        28,
+        (4, 15),
+        3,
+        &[gate(
+            Gate::PodDisruptionConditions,
+            true,
+            false,
+            "1.28,PodDisruptionConditions=false",
+        )],
+    ),
+    minor(
+        "1.29",
+        29,
+        (0, 15),
+        3,
+        &[
+            gate(
+                Gate::PodDisruptionConditions,
+                true,
+                false,
+                "1.29,PodDisruptionConditions=false",
+            ),
+            STEC,
+        ],
+    ),
+    minor(
+        "1.30",
+        30,
+        (0, 14),
+        4,
+        &[
+            gate(
+                Gate::PodDisruptionConditions,
+                true,
+                false,
+                "1.30,PodDisruptionConditions=false",
+            ),
+            STEC,
+        ],
+    ),
     minor("1.31", 31, (0, 14), 4, &[PDC_LOCKED, STEC]),
     minor("1.32", 32, (0, 13), 4, &[PDC_LOCKED, STEC]),
     minor("1.33", 33, (0, 13), 5, &[PDC_LOCKED, STEC]),
     minor("1.34", 34, (0, 5), 5, &[STEC_LOCKED]),
-    minor("1.35", 35, (0, 6), 6, &[STEC_LOCKED, gate(Gate::TaintTolerationComparisonOperators, false, false, "1.35,TaintTolerationComparisonOperators=true")]),
-    minor("1.36", 36, (0, 5), 6, &[STEC_LOCKED, gate(Gate::TaintTolerationComparisonOperators, false, false, "1.36,TaintTolerationComparisonOperators=true")]),
-    minor("1.37", 37, (0, 2), 6, &[STEC_LOCKED, gate(Gate::TaintTolerationComparisonOperators, false, false, "1.37,TaintTolerationComparisonOperators=true")]),
+    minor(
+        "1.35",
+        35,
+        (0, 6),
+        6,
+        &[
+            STEC_LOCKED,
+            gate(
+                Gate::TaintTolerationComparisonOperators,
+                false,
+                false,
+                "1.35,TaintTolerationComparisonOperators=true",
+            ),
+        ],
+    ),
+    minor(
+        "1.36",
+        36,
+        (0, 5),
+        6,
+        &[
+            STEC_LOCKED,
+            gate(
+                Gate::TaintTolerationComparisonOperators,
+                false,
+                false,
+                "1.36,TaintTolerationComparisonOperators=true",
+            ),
+        ],
+    ),
+    minor(
+        "1.37",
+        37,
+        (0, 2),
+        6,
+        &[
+            STEC_LOCKED,
+            gate(
+                Gate::TaintTolerationComparisonOperators,
+                false,
+                false,
+                "1.37,TaintTolerationComparisonOperators=true",
+            ),
+        ],
+    ),
 ];
 
 /// What a release profile rests on: the files of one pinned release and their SHA-256, as the
@@ -273,7 +420,11 @@ impl std::fmt::Display for ReleaseError {
                 Gate::ALL.map(Gate::name).join(", ")
             ),
             ReleaseError::NotInRelease(gate) => {
-                write!(f, "feature gate {} does not exist in this release", gate.name())
+                write!(
+                    f,
+                    "feature gate {} does not exist in this release",
+                    gate.name()
+                )
             }
             ReleaseError::Locked(gate, value) => write!(
                 f,
@@ -313,6 +464,12 @@ impl Release {
             return Err(ReleaseError::Malformed);
         }
         Release::find(minor, patch).ok_or(ReleaseError::Unknown)
+    }
+
+    /// `1.31.0-1.31.14`: the range's patches.
+    pub fn span(&self) -> String {
+        let m = self.minor;
+        format!("1.{m}.{}-1.{m}.{}", self.patches.0, self.patches.1)
     }
 
     /// The switch set of this range (default gates).
@@ -366,9 +523,9 @@ impl Release {
 
     /// The pinned releases of this range, oldest first.
     pub fn pinned(&self) -> impl Iterator<Item = &'static Pinned> + '_ {
-        PINNED.iter().filter(|p| {
-            Release::parse(p.release).is_ok_and(|r| std::ptr::eq(r, self))
-        })
+        PINNED
+            .iter()
+            .filter(|p| Release::parse(p.release).is_ok_and(|r| std::ptr::eq(r, self)))
     }
 
     /// The ranges sharing `set`, oldest first.
@@ -400,7 +557,12 @@ pub fn parse_gates(text: &str) -> Result<Vec<(Gate, bool)>, ReleaseError> {
 pub fn release_of(name: &str) -> Option<&'static Release> {
     RELEASES
         .iter()
-        .find(|r| r.name == name || r.gates.iter().any(|g| !name.is_empty() && g.flipped == name))
+        .find(|r| {
+            r.name == name
+                || r.gates
+                    .iter()
+                    .any(|g| !name.is_empty() && g.flipped == name)
+        })
         .or_else(|| Release::parse(name).ok())
 }
 
@@ -411,7 +573,11 @@ pub fn profile_by_name(name: &str) -> Option<Profile> {
         return Some(r.profile());
     }
     for r in &RELEASES {
-        for g in r.gates.iter().filter(|g| g.flipped == name && !name.is_empty()) {
+        for g in r
+            .gates
+            .iter()
+            .filter(|g| g.flipped == name && !name.is_empty())
+        {
             return r.with_gates(&[(g.gate, !g.default)]).ok();
         }
     }

@@ -274,7 +274,11 @@ fn running_worker_completion_does_not_remove_replacement() {
 /// The timer of `name`'s work fires (the work is spawned, not yet started).
 fn fire(h: &mut Harness, name: &str, at: i64) {
     h.now = Time(at);
-    let id = h.queue.entry(&key(name)).and_then(Entry::work).expect("an armed work");
+    let id = h
+        .queue
+        .entry(&key(name))
+        .and_then(Entry::work)
+        .expect("an armed work");
     let arrivals = Arrivals::default();
     let cx = Context {
         profile: &h.profile,
@@ -282,7 +286,12 @@ fn fire(h: &mut Harness, name: &str, at: i64) {
         arrivals: &arrivals,
         now: h.now,
     };
-    assert!(work::fire_timer(&mut h.queue, id.timer(), cx, &mut h.effects));
+    assert!(work::fire_timer(
+        &mut h.queue,
+        id.timer(),
+        cx,
+        &mut h.effects
+    ));
 }
 
 /// The queue of 1.33 and 1.34 (`timed_workers.go` after `4766d191`, before #134945): the key
@@ -292,9 +301,12 @@ fn fire(h: &mut Harness, name: &str, at: i64) {
 /// the same cancel suppresses the work.
 #[test]
 fn the_1_33_queue_deletes_on_completion_and_has_no_cancelled_flag() {
-    for (name, runs_after_cancel, runs_after_re_add) in
-        [("1.32", 1, 1), ("1.33", 1, 2), ("1.34", 1, 2), ("1.35", 0, 1)]
-    {
+    for (name, runs_after_cancel, runs_after_re_add) in [
+        ("1.32", 1, 1),
+        ("1.33", 1, 2),
+        ("1.34", 1, 2),
+        ("1.35", 0, 1),
+    ] {
         let mut h = Harness::new(Profile::by_name(name).expect("a release profile"));
         h.add("pod", 0, 1_000);
         fire(&mut h, "pod", 1_000);

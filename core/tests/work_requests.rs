@@ -253,7 +253,10 @@ fn the_apply_era_applies_the_condition_by_name_on_every_attempt() {
         let mut h = Harness::started(apply_era);
         assert_eq!(call(&h.pending()), (Verb::Get, None, None));
         h.answer(fetched(web0("u2", Some("node1"), None), 7, has_condition));
-        assert_eq!(call(&h.pending()), (Verb::PatchDisruptionTarget, None, None));
+        assert_eq!(
+            call(&h.pending()),
+            (Verb::PatchDisruptionTarget, None, None)
+        );
         h.answer(ApiResult::Patched(ResourceVersion(8)));
         assert_eq!(call(&h.pending()), (Verb::Delete, None, None));
         h.answer(ApiResult::Deleted);

@@ -47,7 +47,11 @@ fn a_patch_finds_its_range() {
         assert!(Release::parse(bad).is_err(), "{bad}");
     }
     for malformed in ["1", "1.x", "1.31.4.1", "1.031", "", "1.31.-1"] {
-        assert_eq!(Release::parse(malformed).err(), Some(ReleaseError::Malformed), "{malformed:?}");
+        assert_eq!(
+            Release::parse(malformed).err(),
+            Some(ReleaseError::Malformed),
+            "{malformed:?}"
+        );
     }
 }
 
@@ -60,15 +64,29 @@ fn ranges_tile_the_patches_and_are_pinned_at_both_ends() {
         if a.minor == b.minor {
             assert_eq!(a.patches.1 + 1, b.patches.0, "{} / {}", a.name, b.name);
         } else {
-            assert_eq!((a.minor + 1, 0), (b.minor, b.patches.0), "{} / {}", a.name, b.name);
+            assert_eq!(
+                (a.minor + 1, 0),
+                (b.minor, b.patches.0),
+                "{} / {}",
+                a.name,
+                b.name
+            );
         }
     }
     for r in &RELEASES {
         let pinned: Vec<_> = r.pinned().map(|p| p.release).collect();
         let end = |patch| format!("1.{}.{patch}", r.minor);
         // 1.18.20's k8s.io/api is not served; its kubernetes module is pinned all the same.
-        assert!(pinned.contains(&end(r.patches.0).as_str()), "{}: {pinned:?}", r.name);
-        assert!(pinned.contains(&end(r.patches.1).as_str()), "{}: {pinned:?}", r.name);
+        assert!(
+            pinned.contains(&end(r.patches.0).as_str()),
+            "{}: {pinned:?}",
+            r.name
+        );
+        assert!(
+            pinned.contains(&end(r.patches.1).as_str()),
+            "{}: {pinned:?}",
+            r.name
+        );
     }
     for p in PINNED {
         assert!(Release::parse(p.release).is_ok(), "{}", p.release);
@@ -106,7 +124,14 @@ fn switch_sets_have_the_switches_of_the_spec_table() {
     use DeleteSequence::*;
     use ImmediatePath::*;
     let expected = [
-        ("1.18.0-1.18.8", false, TwoNows, Tombstone, Absent, DeleteOnly),
+        (
+            "1.18.0-1.18.8",
+            false,
+            TwoNows,
+            Tombstone,
+            Absent,
+            DeleteOnly,
+        ),
         ("1.18.9-1.25", true, TwoNows, Tombstone, Absent, DeleteOnly),
         (
             "1.26.0-1.26.10, 1.27.0-1.27.7, 1.28.0-1.28.3",
@@ -124,9 +149,23 @@ fn switch_sets_have_the_switches_of_the_spec_table() {
             Absent,
             GetPatchDelete,
         ),
-        ("1.30-1.32", true, SameNow, Tombstone, Absent, GetPatchDelete),
+        (
+            "1.30-1.32",
+            true,
+            SameNow,
+            Tombstone,
+            Absent,
+            GetPatchDelete,
+        ),
         ("1.33-1.34", true, SameNow, Delete, Absent, GetPatchDelete),
-        ("1.35-1.37", true, SameNow, Delete, BeforeStart, GetPatchDelete),
+        (
+            "1.35-1.37",
+            true,
+            SameNow,
+            Delete,
+            BeforeStart,
+            GetPatchDelete,
+        ),
     ];
     for (set, (label, forever, immediate, completion, flag, sequence)) in
         SWITCH_SETS.iter().zip(expected)
@@ -135,7 +174,12 @@ fn switch_sets_have_the_switches_of_the_spec_table() {
         assert_eq!(set.label, label);
         assert_eq!(p.name, label);
         assert_eq!(
-            (p.cancel_on_forever, p.immediate_path, p.completion, p.cancel_flag),
+            (
+                p.cancel_on_forever,
+                p.immediate_path,
+                p.completion,
+                p.cancel_flag
+            ),
             (forever, immediate, completion, flag),
             "{label}"
         );
@@ -167,7 +211,9 @@ fn gates_change_their_switch_or_are_refused() {
     assert_eq!(off.delete_sequence, DeleteSequence::DeleteOnly);
     assert_eq!(Profile::by_name(off.name), Some(off));
     let on = Release::parse("1.25").unwrap();
-    let on = on.with_gates(&[(Gate::PodDisruptionConditions, true)]).unwrap();
+    let on = on
+        .with_gates(&[(Gate::PodDisruptionConditions, true)])
+        .unwrap();
     assert_eq!(on.delete_sequence, DeleteSequence::GetPatchDelete);
 
     let err = |v: &str, g: Gate, b: bool| Release::parse(v).unwrap().with_gates(&[(g, b)]).err();
@@ -181,7 +227,9 @@ fn gates_change_their_switch_or_are_refused() {
     );
     assert_eq!(
         err("1.34.1", Gate::TaintTolerationComparisonOperators, true),
-        Some(ReleaseError::NotInRelease(Gate::TaintTolerationComparisonOperators))
+        Some(ReleaseError::NotInRelease(
+            Gate::TaintTolerationComparisonOperators
+        ))
     );
     // Off, the node lifecycle controller runs the same code: no switch changes.
     let inline = Release::parse("1.29")
@@ -201,6 +249,12 @@ fn gates_change_their_switch_or_are_refused() {
         parse_gates("NoSuchGate=true"),
         Err(ReleaseError::UnknownGate("NoSuchGate".into()))
     );
-    assert!(matches!(parse_gates("PodDisruptionConditions"), Err(ReleaseError::GateSyntax(_))));
-    assert!(matches!(parse_gates("PodDisruptionConditions=yes"), Err(ReleaseError::GateSyntax(_))));
+    assert!(matches!(
+        parse_gates("PodDisruptionConditions"),
+        Err(ReleaseError::GateSyntax(_))
+    ));
+    assert!(matches!(
+        parse_gates("PodDisruptionConditions=yes"),
+        Err(ReleaseError::GateSyntax(_))
+    ));
 }
