@@ -95,7 +95,13 @@ pub fn with_gates(profile: Profile, gates: &[(Gate, bool)]) -> Result<Profile, F
     if gates.is_empty() {
         return Ok(profile);
     }
-    let release = releases::release_of(profile.name).ok_or_else(|| {
+    // `v1.18` is 1.18.0 to 1.18.8, `latest` the newest release; `fixed` is no release.
+    let release = match profile.name {
+        "v1.18" => Release::find(18, Some(8)),
+        "latest" => RELEASES.last(),
+        name => releases::release_of(name),
+    };
+    let release = release.ok_or_else(|| {
         Failure::usage(format!(
             "--feature-gates: profile {} is not a Kubernetes release: gates apply to a \
              release profile (--profile 1.MINOR)",

@@ -131,7 +131,12 @@ fn gates(r: &Release) -> String {
 fn one(profile: &Profile) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "profile {}", profile.name);
-    match release_of(profile.name) {
+    // `v1.18` names a profile, not the minor 1.18.
+    let range = match profile.name {
+        name if Profile::NAMES.contains(&name) => None,
+        name => release_of(name),
+    };
+    match range {
         Some(r) => {
             let _ = writeln!(
                 out,
@@ -153,11 +158,9 @@ fn one(profile: &Profile) -> String {
     for s in profile.switches() {
         let _ = writeln!(out, "  {:22} {:20} {}", s.name, s.value, s.spec);
     }
-    let range = release_of(profile.name).into_iter().collect::<Vec<_>>();
-    let ranges: Vec<&Release> = if range.is_empty() {
-        profile.releases()
-    } else {
-        range
+    let ranges: Vec<&Release> = match range {
+        Some(r) => vec![r],
+        None => profile.releases(),
     };
     let mut first = true;
     for r in ranges {
