@@ -5,12 +5,29 @@
 //! Cell codes, in `PROPERTIES` order: H holds, V violated (always properties); E example found,
 //! N no example, A not applicable: the configuration cannot exemplify it (sometimes properties,
 //! CHECK-1).
+//!
+//! The first switch set of upstream releases (`releases::SWITCH_SETS`, PROFILE-R2) is
+//! `v1.18`'s and the last `latest`'s; the ignored `release_switch_set_rows` prints the rows of
+//! the sets between.
 
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::properties::PROPERTIES;
 use taintcheck_model::check::run::{run, Report, RunOptions, Status};
 use taintcheck_model::check::{SysState, TaintSys};
 use taintcheck_model::profile::Profile;
+use taintcheck_model::releases::SWITCH_SETS;
+
+/// A profile name of the table: a named profile or a switch set's label.
+fn profile(name: &str) -> Profile {
+    Profile::by_name(name)
+        .or_else(|| {
+            SWITCH_SETS
+                .iter()
+                .find(|s| s.label == name)
+                .map(|s| s.switches)
+        })
+        .expect("a named profile or a switch set")
+}
 
 const TABLE: &[(&str, &str, &str)] = &[
     ("v1.18", "default", "VVVVHHVVHHHVEEEAA"),
@@ -80,7 +97,7 @@ const TABLE: &[(&str, &str, &str)] = &[
 
 fn check(profile: &str, config: &str) -> Report {
     let model = TaintSys::new(
-        Profile::by_name(profile).expect("known profile"),
+        self::profile(profile),
         CheckConfig::builtin(config).expect("built-in config"),
     );
     run(model, &RunOptions::default(), |_, _, _| {})
@@ -113,7 +130,7 @@ fn assert_row(profile: &str, config: &str) {
         .collect();
     assert!(
         diffs.is_empty(),
-        "{profile}/{config}:\n{}",
+        "{profile}/{config}: the row is now {actual:?}:\n{}",
         diffs.join("\n")
     );
     for p in &report.properties {
@@ -210,7 +227,7 @@ fn unique_state_counts_are_pinned_on_timer_vs_cancel() {
     use taintcheck_model::check::reduction::Reduction;
     for (profile, unique) in [("v1.18", 574), ("latest", 634), ("fixed", 452)] {
         let model = TaintSys::new(
-            Profile::by_name(profile).expect("known profile"),
+            self::profile(profile),
             CheckConfig::builtin("timer-vs-cancel").expect("built-in config"),
         );
         let opts = RunOptions {
@@ -316,7 +333,7 @@ fn counterexamples_are_shortest() {
     for (profile, config) in [("latest", "default"), ("v1.18", "timer-vs-cancel")] {
         let r = check(profile, config);
         let model = TaintSys::new(
-            Profile::by_name(profile).expect("known profile"),
+            self::profile(profile),
             CheckConfig::builtin(config).expect("built-in config"),
         );
         let mut violated = 0;
@@ -363,7 +380,7 @@ fn symmetry_keeps_every_verdict() {
     pods_and_nodes.budget = 2;
     for (config, reductions) in [(two_pods, 1.5..=2.0), (pods_and_nodes, 7.0..=24.0)] {
         for profile in ["v1.18", "latest", "fixed"] {
-            let profile_of = Profile::by_name(profile).expect("profile");
+            let profile_of = self::profile(profile);
             let model = || TaintSys::new(profile_of, config.clone());
             let with = |strategy, symmetry| RunOptions {
                 strategy,
@@ -405,7 +422,7 @@ fn all_states(profile: &str, config: &str) -> (TaintSys, Vec<SysState>) {
     use stateright::Model;
     use std::collections::{HashSet, VecDeque};
     let model = TaintSys::new(
-        Profile::by_name(profile).expect("known profile"),
+        self::profile(profile),
         CheckConfig::builtin(config).expect("built-in config"),
     );
     // 64-bit fingerprints, as stateright keeps them (a state's shared parts cache their
@@ -547,4 +564,20 @@ fn a_patch_before_the_cancel_leaves_the_condition() {
     let cancel = text.find("Cancelling deletion").expect("the cancel");
     assert!(patch < cancel, "{text}");
     report.assert_holds("CANCEL-2 no write after a cancel");
+}
+
+/// PROFILE-R2's verdict columns: every configuration under every switch set of upstream
+/// releases that no named profile has, printed as `TABLE` rows (`--nocapture`). Ignored: it
+/// runs the model 16 times per switch set.
+#[test]
+#[ignore = "runs the model on every configuration per release switch set"]
+fn release_switch_set_rows() {
+    for set in &SWITCH_SETS[1..SWITCH_SETS.len() - 1] {
+        for (_, config, _) in TABLE.iter().filter(|(p, _, _)| *p == "v1.18") {
+            let report = check(set.label, config);
+            assert!(report.complete, "{}/{config}: run incomplete", set.label);
+            let cells: String = report.properties.iter().map(|p| code(p.status)).collect();
+            println!("    (\"{}\", \"{config}\", \"{cells}\"),", set.label);
+        }
+    }
 }

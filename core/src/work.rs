@@ -187,6 +187,12 @@ pub fn continue_work(
         // Upstream `addConditionAndDeletePod`: the PATCH is skipped when the fetched status
         // already has the condition (`UpdatePodCondition` reports no change); the DELETE is by
         // name.
+        // 1.26.0 to 1.28.3: the condition is applied on every attempt, by name (PROFILE-5).
+        (ApiResult::Pod(_), Verb::Get)
+            if profile.delete_sequence == DeleteSequence::GetApplyDelete =>
+        {
+            Next::Send(Call::new(Verb::PatchDisruptionTarget), None)
+        }
         (ApiResult::Pod(pod), Verb::Get) if pod.disruption_target => {
             Next::Send(Call::new(Verb::Delete), None)
         }
@@ -316,7 +322,9 @@ fn begin_attempt(
             uid: precondition(profile, work),
             ..Call::new(Verb::Delete)
         },
-        DeleteSequence::GetPatchDelete | DeleteSequence::LiveReadPatchDelete => {
+        DeleteSequence::GetApplyDelete
+        | DeleteSequence::GetPatchDelete
+        | DeleteSequence::LiveReadPatchDelete => {
             Call::new(Verb::Get)
         }
     };

@@ -70,7 +70,7 @@ impl ModelArgs {
         let mut config = CheckConfig::load(&self.config).map_err(config_failure)?;
         let overrides = self.overrides().map_err(Failure::Usage)?;
         config.apply(&overrides).map_err(config_failure)?;
-        Ok(TaintSys::new(self.behaviour.profile, config))
+        Ok(TaintSys::new(self.behaviour.profile()?, config))
     }
 
     /// The options as a command line that selects the same model: `--config C --profile P`
@@ -78,7 +78,8 @@ impl ModelArgs {
     pub fn command_line(&self) -> String {
         let mut s = format!(
             "--config {} --profile {}",
-            self.config, self.behaviour.profile.name
+            self.config,
+            self.behaviour.profile().map_or("latest", |p| p.name)
         );
         let mut opt = |name: &str, value: Option<String>| {
             if let Some(v) = value {

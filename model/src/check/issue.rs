@@ -1,5 +1,5 @@
 //! `taintcheck report`: a violated property written up as the issue an upstream maintainer
-//! would want to read: title, affected Kubernetes versions (the profile's provenance), one
+//! would want to read: title, affected Kubernetes versions (the releases with the profile's switches), one
 //! paragraph, the configuration, the numbered timeline with times and the upstream function of
 //! each step ([`upstream`](super::upstream)), the expected behaviour and the commands that
 //! reproduce it. Deterministic (the shortest counterexample of CHECK-2, no timings), so it is
@@ -133,9 +133,12 @@ pub fn write(model: &TaintSys, property: &str, selection: &str) -> Result<String
         .ok_or(NoReport::Holds(info.id))?;
     let trace = Trace::of(model, &path);
     let profile = &model.profile;
-    let provenance = profile.provenance();
-    let versions = provenance.map_or("none: a custom profile", |p| p.kubernetes);
-    let commits = provenance.map_or("none", |p| p.commits);
+    let releases: Vec<String> = profile.releases().iter().map(|r| r.span()).collect();
+    let versions = if releases.is_empty() {
+        "none: no release has these switches".to_string()
+    } else {
+        format!("{} with default gates", releases.join(", "))
+    };
     let config = &model.config;
     let mut s = String::new();
     let _ = writeln!(
@@ -145,9 +148,9 @@ pub fn write(model: &TaintSys, property: &str, selection: &str) -> Result<String
     );
     let _ = writeln!(
         s,
-        "**Affected versions:** Kubernetes {versions} (taintcheck profile `{}`; upstream \
-         sources {commits}).\n",
-        profile.name
+        "**Affected versions:** Kubernetes {versions} (taintcheck profile `{}`; the upstream \
+         files it was read from: `taintcheck profiles --kubernetes {}`).\n",
+        profile.name, profile.name
     );
     let _ = writeln!(s, "## What goes wrong\n");
     let last = trace
