@@ -43,7 +43,7 @@ func main() {
 	dir := fs.String("dir", "", "directory for etcd data, certificates, kubeconfig, logs (required)")
 	port := fs.Int("port", 0, "kube-apiserver secure port on 127.0.0.1 (0: a free port)")
 	gates := fs.String("feature-gates", "", "kube-apiserver --feature-gates, e.g. TaintTolerationComparisonOperators=true")
-	timeout := fs.Duration("ready-timeout", 90*time.Second, "give up when /readyz has not answered 200 by then")
+	timeout := fs.Duration("ready-timeout", 180*time.Second, "give up when /readyz has not answered 200 by then")
 	var extra stringList
 	fs.Var(&extra, "apiserver-arg", "extra kube-apiserver flag, e.g. --apiserver-arg=--v=2 (repeatable)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
