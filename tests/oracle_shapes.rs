@@ -8,9 +8,9 @@
 //! * `expect` on upstream's `TestUpdateNodeWithMultiplePods` (`ut-multiple-pods.yaml`) at two
 //!   latency bounds; at 1 s, and on the corpus's dropped watch, behind `#[ignore]` (they do not
 //!   finish in a minute);
-//! * a node flapping its NoExecute taint every 5 ms while its pod is being evicted: 1, 2 and 3
-//!   updates (the frontier multiplies by about 8 per update); the 3,000 behind
-//!   `#[ignore]`.
+//! * a node flapping its NoExecute taint every 5 ms while its pod is being evicted: 1 and 2
+//!   updates (the frontier multiplies by 5 to 16 per update; 3 are inconclusive under `v1.18`
+//!   and `latest`); the 3,000 behind `#[ignore]`.
 //!
 //! `cargo test --release --test oracle_shapes -- --nocapture` prints the figures
 //! `docs/benchmarks.md` quotes.
@@ -259,7 +259,7 @@ fn flapping_costs(updates: usize) -> Vec<(usize, u64)> {
 
 #[test]
 fn a_flapping_taint_counts_its_frontier() {
-    for updates in [1, 2, 3] {
+    for updates in [1, 2] {
         for (largest, _) in flapping_costs(updates) {
             assert!(largest > 0);
         }
