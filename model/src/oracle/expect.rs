@@ -197,6 +197,20 @@ impl<'a> Outcomes<'a> {
         self.env.take(r, &mut |r| feed.line(r))
     }
 
+    /// The end of the reference run: the lines still held are the environment's, and every
+    /// behaviour is explored to the scenario's `until` (again: nothing more).
+    pub fn close(&mut self) -> Result<()> {
+        let feed = &mut self.feed;
+        self.env.finish(&mut |r| feed.line(r))?;
+        self.feed.oracle.close(self.scenario.until)
+    }
+
+    /// The largest frontier of any pod so far, and the states its searches expanded.
+    pub fn cost(&self) -> (usize, u64) {
+        let oracle = &self.feed.oracle;
+        (oracle.summary().max_frontier, oracle.expanded())
+    }
+
     /// Trace lines held back now (what the first pass keeps of the trace; see [`Environment`]).
     pub fn retained(&self) -> usize {
         self.env.held.len()
@@ -204,10 +218,8 @@ impl<'a> Outcomes<'a> {
 
     /// The outcome of every incarnation, and the second pass that finds their reasons.
     pub fn finish(mut self) -> Result<Reasons<'a>> {
-        let feed = &mut self.feed;
-        self.env.finish(&mut |r| feed.line(r))?;
+        self.close()?;
         let scenario = self.scenario;
-        self.feed.oracle.close(scenario.until)?;
         let latency = scenario.runtime.api_latency;
         // The client's rate limit: every eviction may wait behind every other's requests.
         let throttled = scenario.runtime.rate_limit.map(|limit| {
