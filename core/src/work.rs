@@ -324,9 +324,7 @@ fn begin_attempt(
         },
         DeleteSequence::GetApplyDelete
         | DeleteSequence::GetPatchDelete
-        | DeleteSequence::LiveReadPatchDelete => {
-            Call::new(Verb::Get)
-        }
+        | DeleteSequence::LiveReadPatchDelete => Call::new(Verb::Get),
     };
     send(queue, id, attempt, call, None, cx, out);
 }
