@@ -150,7 +150,9 @@ impl Controller {
                 stopped: false,
                 next: vec![None; slot(Actor::Worker(workers))],
             }),
-            wake: (0..slot(Actor::Worker(workers))).map(|_| Condvar::new()).collect(),
+            wake: (0..slot(Actor::Worker(workers)))
+                .map(|_| Condvar::new())
+                .collect(),
             serial: timers.clock().as_virtual().is_some_and(|v| v.is_serial()),
             probe,
             mutant,
