@@ -496,7 +496,9 @@ fn a_work_cancelled_while_it_waits_for_its_token_sends_nothing() {
         let id = q
             .add_work(&key, Time(0), Time(0), Immediate::Nil, &mut vec![])
             .unwrap();
+        // The GET took the bucket's one token; the PATCH reserved the next, at 100 ms.
         q.bucket_mut().unwrap().reserve(Time(0));
+        assert_eq!(q.bucket_mut().unwrap().reserve(Time(0)), Time(100));
         let patch = ApiRequest {
             id: id.request(),
             verb: Verb::PatchDisruptionTarget,
