@@ -90,9 +90,7 @@ impl Skip {
     pub fn loses_information(self) -> bool {
         matches!(
             self,
-            Skip::EventWithoutTime
-                | Skip::EventOccurrencesCapped
-                | Skip::NoObject
+            Skip::EventWithoutTime | Skip::EventOccurrencesCapped | Skip::NoObject
         )
     }
 }

@@ -497,7 +497,10 @@ impl Reading {
                             self.on_node.entry(old).or_default().remove(&id);
                         }
                         if let Some(node) = node {
-                            self.on_node.entry(node.clone()).or_default().insert(id.clone());
+                            self.on_node
+                                .entry(node.clone())
+                                .or_default()
+                                .insert(id.clone());
                             track.node = Some(node);
                         }
                     }

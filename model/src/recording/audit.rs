@@ -139,16 +139,21 @@ fn write(c: &mut Collected, v: &Value, verb: &str, code: i64, done: Stamp) -> Re
 /// A successful `get` or `list` of pods or nodes whose response is logged: each object it
 /// returns, as stored when it was read.
 fn read(c: &mut Collected, v: &Value, code: i64, done: Stamp) -> Result<(), String> {
-    let Some(response) = v.get("responseObject").filter(|_| (200..300).contains(&code)) else {
+    let Some(response) = v
+        .get("responseObject")
+        .filter(|_| (200..300).contains(&code))
+    else {
         return Ok(());
     };
     let kind = response.get("kind").and_then(Value::as_str).unwrap_or("");
     let items: Vec<(String, Value)> = match kind {
         "PodList" | "NodeList" => {
             let Some(items) = response.get("items").and_then(Value::as_array) else {
-                return Err("responseObject.items: Required value: a List holds its objects in \
+                return Err(
+                    "responseObject.items: Required value: a List holds its objects in \
                             `items`"
-                    .into());
+                        .into(),
+                );
             };
             // A list's items carry neither kind nor apiVersion: the list's own say what they are.
             let api_version = response.get("apiVersion").cloned().unwrap_or(Value::Null);
