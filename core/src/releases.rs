@@ -572,14 +572,14 @@ pub fn profile_by_name(name: &str) -> Option<Profile> {
     if let Some(r) = RELEASES.iter().find(|r| r.name == name) {
         return Some(r.profile());
     }
-    for r in &RELEASES {
-        for g in r
-            .gates
+    let flipped = RELEASES.iter().find_map(|r| {
+        r.gates
             .iter()
-            .filter(|g| g.flipped == name && !name.is_empty())
-        {
-            return r.with_gates(&[(g.gate, !g.default)]).ok();
-        }
+            .find(|g| g.flipped == name && !name.is_empty())
+            .map(|g| (r, g))
+    });
+    if let Some((r, g)) = flipped {
+        return r.with_gates(&[(g.gate, !g.default)]).ok();
     }
     Release::parse(name).ok().map(Release::profile)
 }
