@@ -171,6 +171,14 @@ impl Truth {
     }
 }
 
+impl Truth {
+    /// The uid of the pod called `key`, if the API server has it (the tests read it).
+    #[cfg(test)]
+    pub fn uid(&self, key: &PodKey) -> Option<&crate::api::Uid> {
+        self.pods.get(key).map(|p| &p.pod.uid)
+    }
+}
+
 /// Since when a toleration clock runs: the taint appeared, or the pod came to the node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum From {
