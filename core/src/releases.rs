@@ -525,7 +525,7 @@ impl Release {
     pub fn pinned(&self) -> impl Iterator<Item = &'static Pinned> + '_ {
         PINNED
             .iter()
-            .filter(|p| Release::parse(p.release).is_ok_and(|r| std::ptr::eq(r, self)))
+            .filter(|p| Release::parse(p.release).is_ok_and(|r| r.name == self.name))
     }
 
     /// The ranges sharing `set`, oldest first.

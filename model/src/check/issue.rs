@@ -133,7 +133,17 @@ pub fn write(model: &TaintSys, property: &str, selection: &str) -> Result<String
         .ok_or(NoReport::Holds(info.id))?;
     let trace = Trace::of(model, &path);
     let profile = &model.profile;
-    let releases: Vec<String> = profile.releases().iter().map(|r| r.span()).collect();
+    let ranges = profile.releases();
+    let releases: Vec<String> = ranges.iter().map(|r| r.span()).collect();
+    // A patch release of the first range names it to `profiles --kubernetes` (a profile's name
+    // may not: `v1.18` there is the newest 1.18 range, `fixed` no release).
+    let files = match ranges.first() {
+        Some(r) => format!(
+            "; the upstream files it was read from: `taintcheck profiles --kubernetes 1.{}.{}`",
+            r.minor, r.patches.0
+        ),
+        None => String::new(),
+    };
     let versions = if releases.is_empty() {
         "none: no release has these switches".to_string()
     } else {
@@ -148,9 +158,8 @@ pub fn write(model: &TaintSys, property: &str, selection: &str) -> Result<String
     );
     let _ = writeln!(
         s,
-        "**Affected versions:** Kubernetes {versions} (taintcheck profile `{}`; the upstream \
-         files it was read from: `taintcheck profiles --kubernetes {}`).\n",
-        profile.name, profile.name
+        "**Affected versions:** Kubernetes {versions} (taintcheck profile `{}`{files}).\n",
+        profile.name
     );
     let _ = writeln!(s, "## What goes wrong\n");
     let last = trace
