@@ -5,8 +5,8 @@
 # (default: v1.18 latest fixed). Needs valgrind (Debian package `valgrind`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo bench -p taintcheck-core --bench core --no-run 2>/dev/null
-bench=$(ls -t target/release/deps/core-* | grep -v '\.d$' | head -1)
+cargo bench --profile bench-release -p taintcheck-core --bench core --no-run 2>/dev/null
+bench=$(ls -t target/bench-release/deps/core-* | grep -v '\.d$' | head -1)
 out=$(mktemp -d)
 for profile in "${@:-v1.18 latest fixed}"; do
   for p in $profile; do

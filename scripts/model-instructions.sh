@@ -14,8 +14,8 @@ cd "$(dirname "$0")/.."
 config=${1:-three-pods}
 budget=${2:-0}
 rms=${3:-6}
-cargo build --release -p taintcheck --bin taintcheck 2>/dev/null
-bin=target/release/taintcheck
+cargo build --profile bench-release -p taintcheck --bin taintcheck 2>/dev/null
+bin=target/bench-release/taintcheck
 per_state() {
   local log json ir unique
   log=$(mktemp)

@@ -6,7 +6,8 @@ mod cmd;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use cmd::failure::Failure;
 use std::process::ExitCode;
-use taintcheck_model::profile::PROVENANCE;
+use taintcheck_model::profile::Profile;
+use taintcheck_model::releases::RELEASES;
 
 #[derive(Parser)]
 #[command(name = "taintcheck", version, about)]
@@ -53,22 +54,22 @@ enum Command {
     Validate(cmd::validate::ValidateArgs),
     /// Explain what a node's taints mean for a pod.
     Explain(cmd::explain::ExplainArgs),
-    /// The profiles, the Kubernetes releases and commits they mirror, and their switches; with
-    /// `--kubernetes 1.x`, what upstream does in that release and which profile comes closest.
+    /// The profiles and the Kubernetes releases they mirror, with their switches; with
+    /// `--kubernetes 1.x[.y]`, that release's profile, switches and upstream files (SHA-256).
     Profiles(cmd::profiles::ProfilesArgs),
 }
 
-/// `--version`: the crate's version, then one line per profile (name, Kubernetes releases,
-/// upstream commits). Built once per run; clap keeps `&'static str`s.
+/// `--version`: the crate's version, one line per named profile (the Kubernetes releases it
+/// has the switches of), then the release profiles. Built once per run; clap keeps
+/// `&'static str`s.
 fn long_version() -> &'static str {
-    let width = PROVENANCE.iter().map(|p| p.name.len()).max().unwrap_or(0);
     let mut text = format!("{}\nprofiles:", env!("CARGO_PKG_VERSION"));
-    for p in &PROVENANCE {
-        text.push_str(&format!(
-            "\n  {:width$}  Kubernetes {}; commits {}",
-            p.name, p.kubernetes, p.commits
-        ));
+    for name in Profile::NAMES {
+        let p = Profile::by_name(name).expect("a named profile");
+        text.push_str(&format!("\n  {name:6}  {}", cmd::profiles::named_line(&p)));
     }
+    let names: Vec<&str> = RELEASES.iter().map(|r| r.name).collect();
+    text.push_str(&format!("\nreleases: {}", names.join(" ")));
     text.leak()
 }
 

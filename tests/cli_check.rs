@@ -28,9 +28,11 @@ const N1: [&str; 5] = [
     "--config",
     "timer-vs-cancel",
 ];
-/// `latest` on `timer-vs-cancel`: N1 and N2, and no immediate, failed or restart evictions.
-const N1_VERDICTS: &str = "EVICT-1: violated\nCANCEL-1: violated\nSOME-1: no-example\n\
-                           SOME-4: no-example\nSOME-5: no-example\n";
+/// `latest` on `timer-vs-cancel`: N1 and N2 (the DELETE after the cancel is also a write after
+/// it, CANCEL-2), and no immediate, failed or restart evictions (`no-example` is met by their
+/// `not_applicable`: the configuration cannot show them, CHECK-1).
+const N1_VERDICTS: &str = "EVICT-1: violated\nCANCEL-1: violated\nCANCEL-2: violated\n\
+                           SOME-1: no-example\nSOME-4: no-example\nSOME-5: no-example\n";
 
 fn with<'a>(base: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
     base.iter().chain(more).copied().collect()
@@ -42,7 +44,7 @@ fn violations_exit_0_by_default_and_say_how_to_gate() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.contains("2 of 11 `always` properties violated, 3 of 5 `sometimes` properties without an example. Exit 0: --gate"),
+        out.contains("3 of 12 `always` properties violated, 0 of 5 `sometimes` properties without an example (3 more not applicable to this configuration). Exit 0: --gate"),
         "{out}"
     );
     assert!(
@@ -66,7 +68,9 @@ fn gate_fails_on_a_violation_and_passes_the_fixed_design() {
         "{}",
         stdout(&o)
     );
-    // `fixed` holds every `always` property here, but three `sometimes` have no example.
+    // `fixed` holds every `always` property here, and the three `sometimes` without an
+    // example are ones the configuration cannot exemplify (no failing request, no restart, no
+    // pod that can be evicted at once): not applicable, with why, and no finding (CHECK-1).
     let o = taintcheck(&[
         "check",
         "--profile",
@@ -75,8 +79,67 @@ fn gate_fails_on_a_violation_and_passes_the_fixed_design() {
         "timer-vs-cancel",
         "--gate",
     ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("an eviction after a restart")
+            && out.contains(
+                "not applicable: no controller restart is configured (operation restart)"
+            ),
+        "{out}"
+    );
+    assert!(out.ends_with(
+        "0 of 12 `always` properties violated, 0 of 5 `sometimes` properties without an \
+         example (3 more not applicable to this configuration). --gate: passed.\n"
+    ));
+    // One the configuration can exemplify and does not still fails the gate: `failing-delete`
+    // removes nothing and changes no toleration, yet an operation could cancel, so a missing
+    // "a cancelled timer" is a finding.
+    let o = taintcheck(&[
+        "check",
+        "--profile",
+        "fixed",
+        "--config",
+        "failing-delete",
+        "--gate",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    assert!(stdout(&o).contains("0 of 11 `always` properties violated, 3 of 5"));
+    let out = stdout(&o);
+    assert!(out.contains("a cancelled timer"), "{out}");
+    assert!(
+        out.ends_with(
+            "0 of 12 `always` properties violated, 1 of 5 `sometimes` properties without an \
+             example (2 more not applicable to this configuration). --gate: exit 1.\n"
+        ),
+        "{out}"
+    );
+}
+
+/// `--json` carries the verdict and its reason; a JUnit report skips the case.
+#[test]
+fn not_applicable_is_reported_with_why() {
+    let fixed = ["check", "--profile", "fixed", "--config", "timer-vs-cancel"];
+    let o = taintcheck(&with(&fixed, &["--json"]));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let some_4 = report["properties"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["id"] == "SOME-4"))
+        .expect("SOME-4");
+    assert_eq!(some_4["status"], "not_applicable");
+    assert_eq!(
+        some_4["reason"],
+        "no failing request is configured (operation fail_next_call)"
+    );
+    let xml = std::env::temp_dir().join(format!("taintcheck-na-{}.xml", std::process::id()));
+    let o = taintcheck(&with(&fixed, &["--junit", xml.to_str().expect("utf-8")]));
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(&xml).expect("the JUnit file");
+    assert!(text.contains("failures=\"0\" skipped=\"3\""), "{text}");
+    assert!(
+        text.contains("<skipped message=\"not applicable: no controller restart"),
+        "{text}"
+    );
+    let _ = std::fs::remove_file(xml);
 }
 
 #[test]
@@ -98,8 +161,9 @@ fn expect_asserts_the_whole_verdict_set() {
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stdout(&o).ends_with(&format!(
-            "Expectation {known}: 2 difference(s), exit 1:\n  \
-             EVICT-1: expected violated, got holds\n  CANCEL-1: expected violated, got holds\n"
+            "Expectation {known}: 3 difference(s), exit 1:\n  \
+             EVICT-1: expected violated, got holds\n  CANCEL-1: expected violated, got holds\n  \
+             CANCEL-2: expected violated, got holds\n"
         )),
         "{}",
         stdout(&o)
@@ -120,7 +184,7 @@ fn bad_expectation_files_are_bad_input() {
         stderr(&o),
         format!(
             "{bad}:1: EVICT-1: Unsupported value: \"broken\": supported values: \"holds\", \
-             \"violated\", \"example-found\", \"no-example\"\n"
+             \"violated\", \"example-found\", \"no-example\", \"not-applicable\"\n"
         )
     );
     assert_eq!(stdout(&o), "");
@@ -176,9 +240,9 @@ fn junit_has_one_case_per_property_and_fails_the_findings() {
     assert_eq!(o.status.code(), Some(0));
     let xml = std::fs::read_to_string(&file).unwrap();
     assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "));
-    assert_eq!(xml.matches("<testcase ").count(), 16, "{xml}");
-    assert_eq!(xml.matches("<failure ").count(), 5, "{xml}");
-    assert!(xml.contains("<testsuite name=\"taintcheck check latest/timer-vs-cancel\" tests=\"16\" failures=\"5\" skipped=\"0\""), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 17, "{xml}");
+    assert_eq!(xml.matches("<failure ").count(), 3, "{xml}");
+    assert!(xml.contains("<testsuite name=\"taintcheck check latest/timer-vs-cancel\" tests=\"17\" failures=\"3\" skipped=\"3\""), "{xml}");
     assert!(
         xml.contains(
             "name=\"EVICT-1 no eviction after observed taint removal\">\n      \
@@ -188,7 +252,7 @@ fn junit_has_one_case_per_property_and_fails_the_findings() {
     );
     // Balanced elements: every case is closed or self-closing.
     let closed = xml.matches("</testcase>").count() + xml.matches("\"/>\n").count();
-    assert!(closed >= 16, "{xml}");
+    assert!(closed >= 17, "{xml}");
     // With the known verdicts expected, the dashboard is green.
     let known = write("n1-junit.yaml", N1_VERDICTS);
     let o = taintcheck(&with(
@@ -231,8 +295,8 @@ fn itf_traces_read_back_with_a_state_per_step() {
             );
         }
     }
-    // EVICT-1 and CANCEL-1, and the examples of SOME-2 and SOME-3.
-    assert_eq!(files, 4);
+    // EVICT-1, CANCEL-1 and CANCEL-2, and the examples of SOME-2 and SOME-3.
+    assert_eq!(files, 5);
 }
 
 #[test]

@@ -299,6 +299,60 @@ fn expect_states_the_envelope_per_incarnation() {
     );
 }
 
+/// A reason speaks of the API state that produced its window (ORACLE-10): when tolerationSeconds
+/// changes while a deletion is scheduled, upstream keeps the first deadline, and the reason cites
+/// the toleration as it was then, not the final one; the fixed design's window follows the new
+/// value and so does its reason.
+#[test]
+fn expect_reasons_cite_the_state_that_set_the_window() {
+    let taint = "when the taint was first observable";
+    let cases = [
+        (
+            "t2-102993-lengthened-seconds-ignored",
+            "latest",
+            format!(
+                "must be deleted within [10.000s, 10.300s]: it tolerates maintenance for 10 s \
+                 from 0.000s, {taint} (as the API showed it from 0.000s to 5.000s); at 10.000s: \
+                 it tolerates maintenance for 600 s from 0.000s, {taint}\n"
+            ),
+        ),
+        (
+            "t2-102993-lengthened-seconds-ignored",
+            "fixed",
+            format!(
+                "must be deleted within [600.000s, 600.400s]: it tolerates maintenance for 600 s \
+                 from 0.000s, {taint}\n"
+            ),
+        ),
+        (
+            "t2-108982-shortened-seconds-ignored",
+            "v1.18",
+            format!(
+                "must be deleted within [100.000s, 100.200s]: it tolerates maintenance for 100 s \
+                 from 0.000s, {taint} (as the API showed it from 0.000s to 5.000s); at 100.000s: \
+                 it tolerates maintenance for 10 s from 0.000s, {taint}\n"
+            ),
+        ),
+        (
+            "t2-108982-shortened-seconds-ignored",
+            "fixed",
+            format!(
+                "must be deleted within [10.000s, 10.400s]: it tolerates maintenance for 10 s \
+                 from 0.000s, {taint}\n"
+            ),
+        ),
+    ];
+    for (name, profile, expected) in cases {
+        let scenario = root().join(format!("specs/scenarios/{name}.yaml"));
+        let (code, out, err) = taintcheck(
+            &["expect", scenario.to_str().unwrap(), "--profile", profile],
+            None,
+        );
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(&expected), "{name} {profile}: {out}");
+    }
+}
+
 #[test]
 fn conform_json_reports_bad_input_as_json() {
     let node = r#"{"t":0,"kind":"node_added","rv":1,"node":{"name":"n1","taints":[]}}"#;

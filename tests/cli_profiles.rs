@@ -1,40 +1,41 @@
-//! The profiles as the CLI shows them: `--version` names the Kubernetes releases and commits
-//! each mirrors, every `--profile` takes only the profile names, and `taintcheck profiles`
-//! answers "which profile for my release" without pretending where none fits.
+//! The profiles as the CLI shows them (PROFILE-R1 .. PROFILE-R4): `--version` names the
+//! Kubernetes releases each named profile has the switches of and lists the release profiles,
+//! every `--profile` takes a name or a release (`--kubernetes` with a patch), `--feature-gates`
+//! is refused as kube-controller-manager refuses it, and `taintcheck profiles` prints a
+//! release's switches and the upstream files they were read from.
 
 mod cli_support;
 
 use cli_support::{stderr, stdout, taintcheck};
+use taintcheck_model::releases::{Release, RELEASES};
 
 #[test]
-fn version_lists_each_profile_with_its_kubernetes_releases_and_commits() {
+fn version_lists_each_profile_with_its_kubernetes_releases() {
     let o = taintcheck(&["--version"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], concat!("taintcheck ", env!("CARGO_PKG_VERSION")));
     assert_eq!(lines[1], "profiles:");
-    let profile_lines = &lines[2..];
-    assert_eq!(profile_lines.len(), 3, "{text}");
-    let expected = [
-        ("v1.18", "Kubernetes 1.18.0", "99600aa1"),
-        (
-            "latest",
-            "Kubernetes newest upstream (after 1.33",
-            "5ce22905",
-        ),
-        ("fixed", "Kubernetes none", "commits none"),
-    ];
-    for (line, (name, versions, commit)) in profile_lines.iter().zip(expected) {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        assert_eq!(words[0], name, "{line}");
-        assert!(line.contains(versions), "{line}");
-        assert!(line.contains(commit), "{line}");
-    }
+    assert_eq!(
+        lines[2],
+        "  v1.18   Kubernetes 1.18.0-1.18.8 with default gates"
+    );
+    assert_eq!(
+        lines[3],
+        "  latest  Kubernetes 1.35.0-1.35.6, 1.36.0-1.36.5, 1.37.0-1.37.2 with default gates"
+    );
+    assert!(
+        lines[4].starts_with("  fixed   our corrected design"),
+        "{text}"
+    );
+    let releases: Vec<&str> = RELEASES.iter().map(|r| r.name).collect();
+    assert_eq!(lines[5], format!("releases: {}", releases.join(" ")));
+    assert!(lines[5].contains(" 1.18 1.19 ") && lines[5].ends_with(" 1.36 1.37"));
 }
 
 #[test]
-fn every_profile_option_rejects_an_unknown_name_with_the_names() {
+fn every_profile_option_rejects_an_unknown_release_naming_what_it_takes() {
     let scenario = "specs/scenarios/t1-90794-forever-does-not-cancel.yaml";
     let commands: [&[&str]; 7] = [
         &["check"],
@@ -46,116 +47,263 @@ fn every_profile_option_rejects_an_unknown_name_with_the_names() {
         &["bench", "oracle"],
     ];
     for command in commands {
-        let mut args = command.to_vec();
-        args.extend(["--profile", "1.31"]);
+        for (value, why) in [
+            (
+                "1.38",
+                "no profile: the releases read are 1.18.0 to 1.37.2; ",
+            ),
+            (
+                "1.31.15",
+                "no profile: the releases read are 1.18.0 to 1.37.2; ",
+            ),
+            ("newest", ""),
+        ] {
+            let mut args = command.to_vec();
+            args.extend(["--profile", value]);
+            let o = taintcheck(&args);
+            assert_eq!(o.status.code(), Some(2), "{command:?}: {}", stderr(&o));
+            assert_eq!(stdout(&o), "", "{command:?}");
+            let expected = format!(
+                "taintcheck: invalid value '{value}' for '--profile <PROFILE>': {why}expected \
+                 v1.18, latest, fixed or a Kubernetes release 1.18.0 to 1.37.2 (1.MINOR or \
+                 1.MINOR.PATCH)"
+            );
+            assert!(
+                stderr(&o).starts_with(&expected),
+                "{command:?}: {}",
+                stderr(&o)
+            );
+        }
+    }
+}
+
+/// `--profile 1.31` and `--kubernetes 1.31.4` select the release profile wherever a profile is
+/// taken; the output names it.
+#[test]
+fn a_release_profile_works_wherever_a_profile_does() {
+    for selection in [["--profile", "1.31"], ["--kubernetes", "1.31.4"]] {
+        let mut args = vec!["check", "--config", "timer-vs-cancel"];
+        args.extend(selection);
         let o = taintcheck(&args);
-        assert_eq!(o.status.code(), Some(2), "{command:?}: {}", stderr(&o));
-        assert_eq!(stdout(&o), "", "{command:?}");
-        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let text = stdout(&o);
         assert!(
-            err.starts_with("taintcheck: invalid value '1.31' for '--profile <PROFILE>'"),
-            "{command:?}: {err}"
+            text.contains("profile 1.31, config timer-vs-cancel"),
+            "{text}"
         );
+        // 1.31 has N1 and N2 (EVICT-1, CANCEL-1 on timer-vs-cancel), as every release.
         assert!(
-            err.contains("[possible values: v1.18, latest, fixed]"),
-            "{command:?}: {err}"
+            text.lines()
+                .any(|l| l.contains("EVICT-1") && l.contains("violated")),
+            "{text}"
         );
+    }
+    let scenario = "specs/scenarios/t1-90794-forever-does-not-cancel.yaml";
+    for command in [
+        vec!["run", scenario, "--profile", "1.18.6"],
+        vec!["expect", scenario, "--kubernetes", "1.26.4"],
+        vec![
+            "report",
+            "EVICT-1",
+            "--config",
+            "timer-vs-cancel",
+            "--profile",
+            "1.34",
+        ],
+    ] {
+        let o = taintcheck(&command);
+        assert_ne!(o.status.code(), Some(2), "{command:?}: {}", stderr(&o));
+    }
+    let o = taintcheck(&[
+        "report",
+        "EVICT-1",
+        "--config",
+        "timer-vs-cancel",
+        "--profile",
+        "1.34",
+    ]);
+    assert!(
+        stdout(&o).contains(
+            "**Affected versions:** Kubernetes 1.33.0-1.33.13, 1.34.0-1.34.5 with default gates \
+             (taintcheck profile `1.34`"
+        ),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// PROFILE-R4: a gate that differs from the release's default is a flag, named in the profile;
+/// refused like kube-controller-manager refuses it.
+#[test]
+fn feature_gates_change_the_profile_or_are_refused() {
+    let o = taintcheck(&[
+        "profiles",
+        "--kubernetes",
+        "1.35",
+        "--feature-gates",
+        "TaintTolerationComparisonOperators=true",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("profile 1.35,TaintTolerationComparisonOperators=true\n"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["comparison_operators", "true", "PROFILE-11"]),
+        "{text}"
+    );
+    for (args, message) in [
+        (
+            vec!["--kubernetes", "1.35", "--feature-gates", "NoSuchGate=true"],
+            "taintcheck: invalid value 'NoSuchGate=true' for '--feature-gates <NAME=BOOL,...>': \
+             unrecognized feature gate: NoSuchGate",
+        ),
+        (
+            vec![
+                "--kubernetes",
+                "1.34",
+                "--feature-gates",
+                "TaintTolerationComparisonOperators=true",
+            ],
+            "taintcheck: --feature-gates: Kubernetes 1.34 (profile 1.34): feature gate \
+             TaintTolerationComparisonOperators does not exist in this release",
+        ),
+        (
+            vec![
+                "--kubernetes",
+                "1.31",
+                "--feature-gates",
+                "PodDisruptionConditions=false",
+            ],
+            "taintcheck: --feature-gates: Kubernetes 1.31 (profile 1.31): cannot set feature \
+             gate PodDisruptionConditions to false, feature is locked to true",
+        ),
+        (
+            vec![
+                "--profile",
+                "fixed",
+                "--feature-gates",
+                "TaintTolerationComparisonOperators=true",
+            ],
+            "taintcheck: --feature-gates: profile fixed is not a Kubernetes release",
+        ),
+    ] {
+        let mut full = vec!["check", "--config", "timer-vs-cancel"];
+        full.extend(args);
+        let o = taintcheck(&full);
+        assert_eq!(o.status.code(), Some(2), "{full:?}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with(message), "{full:?}: {}", stderr(&o));
     }
 }
 
 #[test]
-fn profile_help_names_the_releases() {
-    let o = taintcheck(&["run", "--help"]);
-    let help = stdout(&o);
-    assert!(help.contains("v1.18:  1.18.0 to the last"), "{help}");
-    assert!(help.contains("latest: newest upstream"), "{help}");
-}
-
-#[test]
-fn profiles_shows_switches_and_the_closest_profile_per_release() {
+fn profiles_lists_every_release_with_its_switch_set() {
     let o = taintcheck(&["profiles"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(
         text.lines()
             .any(|l| l.split_whitespace().collect::<Vec<_>>()
-                == ["cancel_on_forever", "false", "true", "true", "PROFILE-1"]),
+                == [
+                    "comparison_operators",
+                    "false",
+                    "false",
+                    "true",
+                    "PROFILE-11"
+                ]),
         "{text}"
     );
-    let row = |label: &str| {
+    let row = |name: &str| {
         text.lines()
-            .find(|l| l.starts_with(&format!("  {label}  ")))
-            .unwrap_or_else(|| panic!("no row {label:?} in\n{text}"))
-            .to_owned()
+            .find(|l| l.split_whitespace().next() == Some(name) && l.starts_with("  "))
+            .unwrap_or_else(|| panic!("no row {name:?} in\n{text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
     };
-    assert!(row("1.18.0 to 1.18.x before #93814").ends_with("  = v1.18"));
-    assert!(row("1.30 to 1.32")
-        .ends_with("  no profile; closest v1.18 and latest (3 switch(es) differ)"));
-    assert!(row("newest upstream (008b3652)").ends_with("  = latest"));
+    assert_eq!(
+        row("1.18.0-1.18.8"),
+        "1.18.0-1.18.8 1.18.0-1.18.8 switches 1.18.0-1.18.8 (= v1.18)"
+    );
+    assert_eq!(
+        row("1.31"),
+        "1.31 1.31.0-1.31.14 switches 1.30-1.32; gates PodDisruptionConditions=true (locked), \
+         SeparateTaintEvictionController=true"
+    );
+    assert_eq!(
+        row("1.37"),
+        "1.37 1.37.0-1.37.2 switches 1.35-1.37 (= latest); gates \
+         SeparateTaintEvictionController=true (locked), TaintTolerationComparisonOperators=false"
+    );
+    for r in &RELEASES {
+        row(r.name);
+    }
 }
 
+/// PROFILE-R3: a release's profile, the releases sharing its switches, and the upstream files
+/// it was read from with their SHA-256.
 #[test]
-fn kubernetes_1_31_is_told_which_switches_each_profile_gets_wrong() {
-    let o = taintcheck(&["profiles", "--kubernetes", "1.31"]);
+fn kubernetes_1_34_2_prints_its_profile_releases_and_upstream_files() {
+    let o = taintcheck(&["profiles", "--kubernetes", "1.34.2"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(
-        text.starts_with("Kubernetes 1.31: 1.30 to 1.32\n"),
+        text.starts_with(
+            "profile 1.34\n  Kubernetes 1.34.0-1.34.5 (switch set 1.33-1.34); gates \
+             SeparateTaintEvictionController=true (locked)\n  the same switches: Kubernetes \
+             1.33.0-1.33.13, 1.34.0-1.34.5\n"
+        ),
         "{text}"
     );
-    assert!(
-        !text.contains("the same switches"),
-        "no profile is 1.31: {text}"
-    );
     for line in [
-        "  profile v1.18: 3 switch(es) differ:",
-        "    cancel_on_forever (PROFILE-1): upstream true, v1.18 false",
-        "    delete_sequence (PROFILE-5): upstream GetPatchDelete, v1.18 DeleteOnly",
-        "  profile latest: 3 switch(es) differ:",
-        "    completion (PROFILE-3): upstream Tombstone, latest Delete",
-        "    cancel_flag (PROFILE-4): upstream Absent, latest BeforeStart",
+        "  completion             Delete               PROFILE-3",
+        "  cancel_flag            Absent               PROFILE-4",
+        "  Kubernetes 1.34.0",
+        "  Kubernetes 1.34.5",
     ] {
         assert!(
             text.lines().any(|l| l == line),
             "missing {line:?} in\n{text}"
         );
     }
-}
-
-#[test]
-fn releases_the_sources_do_not_settle_show_every_candidate() {
-    let o = taintcheck(&["profiles", "--kubernetes", "v1.18"]);
-    let text = stdout(&o);
+    let release = Release::parse("1.34.2").expect("a release");
+    let mut files = 0;
+    for pinned in release.pinned() {
+        for f in pinned.files {
+            let line = format!(
+                "    {}  {}/{}",
+                f.sha256,
+                f.module_dir(pinned.release),
+                f.path
+            );
+            assert!(
+                text.lines().any(|l| l == line),
+                "missing {line:?} in\n{text}"
+            );
+            files += 1;
+        }
+    }
+    assert!(files >= 12, "{files} files");
     assert!(
-        text.starts_with("Kubernetes v1.18 is in one of 2 ranges"),
-        "{text}"
-    );
-    let o = taintcheck(&["profiles", "--kubernetes", "1.18.6"]);
-    let text = stdout(&o);
-    assert!(
-        text.contains("  profile v1.18: the same switches"),
-        "{text}"
-    );
-    let o = taintcheck(&["profiles", "--kubernetes", "1.36"]);
-    let text = stdout(&o);
-    assert!(
-        text.contains("  profile latest: the same switches"),
-        "{text}"
-    );
-    assert!(
-        text.contains("1.33 until the release with 4766d191"),
+        text.contains("k8s.io/api@v0.34.5/core/v1/toleration.go"),
         "{text}"
     );
 }
 
 #[test]
-fn profiles_rejects_a_release_no_profile_covers() {
-    for (version, message) in [
-        ("1.17", "taintcheck: --kubernetes: Unsupported value: \"1.17\": no profile covers releases before 1.18\n"),
-        ("latest", "taintcheck: --kubernetes: Invalid value: \"latest\": expected 1.MINOR or 1.MINOR.PATCH\n"),
-    ] {
+fn a_release_no_profile_covers_is_a_usage_error() {
+    for version in ["1.17", "1.38", "1.37.3", "2.0", "1.x"] {
         let o = taintcheck(&["profiles", "--kubernetes", version]);
-        assert_eq!(o.status.code(), Some(2));
-        assert_eq!(stderr(&o), message);
+        assert_eq!(o.status.code(), Some(2), "{version}: {}", stderr(&o));
+        assert!(
+            stderr(&o).starts_with(&format!(
+                "taintcheck: invalid value '{version}' for '--kubernetes <VERSION>'"
+            )),
+            "{version}: {}",
+            stderr(&o)
+        );
     }
 }

@@ -396,3 +396,165 @@ fn another_controller_user_is_configurable() {
         .unwrap()
         .contains("\"observed\":[\"events\"]"));
 }
+
+/// Imports `files` and runs `conform --json` on the trace with the audit log's bounds: exit
+/// code, verdict and the trace's lines.
+fn conform_files(name: &str, files: &[&str], bound: &str, slack: &str) -> (i32, Value, Vec<Value>) {
+    let trace = scratch(&format!("{name}.ndjson"));
+    let mut args = vec!["import"];
+    args.extend(files);
+    let path = trace.display().to_string();
+    args.extend(["-o", &path]);
+    let out = taintcheck(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = taintcheck(&[
+        "conform",
+        &path,
+        "--json",
+        "--latency-bound-ms",
+        bound,
+        "--step-slack-ms",
+        slack,
+    ]);
+    let verdict = serde_json::from_str(stdout(&out).trim()).unwrap_or(Value::Null);
+    let lines = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (out.status.code().unwrap_or(-1), verdict, lines)
+}
+
+/// A recording that starts after its objects were created, as one of a real cluster does
+/// (`begins-mid-run`): the audit log begins at 08:00:30; worker-1 is first shown by the node
+/// lifecycle controller's status update, web-0 by its `pods/status` update marking the pod not
+/// ready, db-0 only by the taint eviction controller's GET, 300 s after the taint; kubectl's
+/// watch shows MODIFIED events only. Every object is imported at its first sighting, dated by
+/// its own times (IMPORT-9), and the correct eviction conforms from either source.
+#[test]
+fn objects_existing_before_the_recording_are_imported_at_their_first_sighting() {
+    let dir = "tests/fixtures/recordings/begins-mid-run";
+    let audit = format!("{dir}/audit.log");
+    let (pods, nodes) = (format!("{dir}/pods.json"), format!("{dir}/nodes.json"));
+    let sources: [(&str, Vec<&str>, &str, &str); 3] = [
+        ("audit", vec![&audit], "1000", "100"),
+        ("kubectl", vec![&pods, &nodes], "2000", "1000"),
+        ("both", vec![&pods, &nodes, &audit], "1000", "100"),
+    ];
+    for (name, files, bound, slack) in sources {
+        let (code, verdict, lines) = conform_files(&format!("mid-{name}"), &files, bound, slack);
+        assert_eq!(
+            (code, &verdict["verdict"]),
+            (0, &Value::from("conforms")),
+            "{name}: {verdict}"
+        );
+        // The nodes since their creation (06:00:00: neither had a taint when first seen), the
+        // pods since their creation (07:30:00), each before the taint of 08:00:40.
+        assert_eq!(lines[0]["start"], "2025-11-25T06:00:00Z", "{name}");
+        let added = |kind: &str, name: &str| {
+            lines
+                .iter()
+                .find(|l| {
+                    l["kind"] == kind
+                        && (l["node"]["name"] == name || l["pod"]["key"]["name"] == name)
+                })
+                .map(|l| l["t"].as_i64().unwrap())
+        };
+        assert_eq!(
+            added("node_added", "worker-1"),
+            Some(0),
+            "{name}: {lines:?}"
+        );
+        assert_eq!(
+            added("node_added", "worker-2"),
+            Some(0),
+            "{name}: {lines:?}"
+        );
+        assert_eq!(added("pod_added", "web-0"), Some(5_400_000), "{name}");
+        assert_eq!(added("pod_added", "db-0"), Some(5_400_000), "{name}");
+        let taint = lines
+            .iter()
+            .find(|l| {
+                l["kind"] == "node_modified" && l["node"]["taints"].as_array().unwrap().len() == 2
+            })
+            .unwrap();
+        assert_eq!(
+            taint["t"].as_i64().unwrap() / 1000,
+            7_240,
+            "{name}: {taint}"
+        );
+        // Each pod is added once, and its DisruptionTarget and terminating writes follow.
+        for pod in ["web-0", "db-0"] {
+            let of_pod: Vec<&Value> = lines
+                .iter()
+                .filter(|l| l["pod"]["key"]["name"] == pod)
+                .collect();
+            let kinds: Vec<&str> = of_pod.iter().map(|l| l["kind"].as_str().unwrap()).collect();
+            assert_eq!(
+                kinds,
+                ["pod_added", "pod_modified", "pod_modified"],
+                "{name} {pod}"
+            );
+            assert_eq!(of_pod[1]["disruption_target"], true, "{name} {pod}");
+            assert_eq!(of_pod[2]["terminating"], true, "{name} {pod}");
+        }
+    }
+}
+
+/// The audit log a real kube-apiserver (v1.37.2) wrote while upstream's own taint eviction
+/// controllers of v1.37.2 and v1.18.6 each evicted a pod (`upstream-smoke`, copied unedited from
+/// `upstream/testdata/`): it imports, every pod and node with its taint, both "Marking for
+/// deletion" Events (logged at level `Request`: from the request's Event), and conforms.
+#[test]
+fn a_real_kube_apiserver_audit_log_imports_and_conforms() {
+    let audit = "tests/fixtures/recordings/upstream-smoke/audit.log";
+    for profile in ["latest", "v1.18"] {
+        let trace = scratch(&format!("upstream-smoke-{profile}.ndjson"));
+        let path = trace.display().to_string();
+        let out = taintcheck(&["import", audit, "-o", &path]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["source"], "audit");
+        assert_eq!(lines[0]["observed"], serde_json::json!(["events"]));
+        let count = |kind: &str| lines.iter().filter(|l| l["kind"] == kind).count();
+        assert_eq!(
+            (
+                count("node_added"),
+                count("pod_added"),
+                count("pod_deleted")
+            ),
+            (2, 2, 2),
+            "{text}"
+        );
+        for release in ["v1-37-2", "v1-18-6"] {
+            let message = format!("Marking for deletion Pod smoke-{release}/pod-{release}");
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l["kind"] == "event" && l["message"] == message.as_str()),
+                "{text}"
+            );
+            assert!(
+                lines.iter().any(|l| l["kind"] == "node_modified"
+                    && l["node"]["name"] == format!("node-{release}").as_str()
+                    && l["node"]["taints"][0]["key"] == "taintcheck.io/smoke"),
+                "{text}"
+            );
+        }
+        let out = taintcheck(&[
+            "conform",
+            &path,
+            "--json",
+            "--profile",
+            profile,
+            "--latency-bound-ms",
+            "1000",
+        ]);
+        let verdict: Value = serde_json::from_str(stdout(&out).trim()).unwrap_or(Value::Null);
+        assert_eq!(out.status.code(), Some(0), "{profile}: {verdict}");
+    }
+}

@@ -41,7 +41,11 @@ fn v1_18_names_its_own_files() {
     );
     assert!(!r.contains("tainteviction"), "{r}");
     assert!(
-        r.contains("**Affected versions:** Kubernetes 1.18.0 to the last 1.18.x patch"),
+        r.contains(
+            "**Affected versions:** Kubernetes 1.18.0-1.18.8 with default gates (taintcheck \
+             profile `v1.18`; the upstream files it was read from: `taintcheck profiles \
+             --kubernetes 1.18.0`)"
+        ),
         "{r}"
     );
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const NOT_IDS: &[&str] = &[
     "DNS-1123", // RFC 1123 names
     "KEP-2268", // Kubernetes enhancement proposals
-    "KEP-5471", "UTF-8",
+    "KEP-3329", "KEP-5471", "SHA-256", "UTF-8",
     "NAME-1", // the scenario format's default UID, the pod's name with `-1`
 ];
 

@@ -181,7 +181,8 @@ pub enum Note {
     ZeroTaints,
     /// `handlePodUpdate`: the pod is bound to another node than the item's; nothing done (I1).
     NotOurNode,
-    /// The work started but its cancelled flag was set: it exits without doing anything.
+    /// The work's cancelled flag was set when it started or when its next request was due: it
+    /// sends nothing more (PROFILE-4).
     Suppressed,
     /// Fixed design: the re-check against the caches no longer calls for deletion.
     RecheckAbandoned,
@@ -233,7 +234,7 @@ impl fmt::Display for Note {
             }
             Note::ZeroTaints => f.write_str("VIOLATION: processPodOnNode reached with zero taints"),
             Note::NotOurNode => f.write_str("pod bound to another node than the item's: ignored"),
-            Note::Suppressed => f.write_str("work cancelled before it ran"),
+            Note::Suppressed => f.write_str("work cancelled: nothing more sent"),
             Note::RecheckAbandoned => f.write_str("re-check: no longer to be deleted"),
             Note::LiveRecheckAbandoned => {
                 f.write_str("live read: another or an unbound pod: abandoned")

@@ -58,6 +58,7 @@ pub mod api_server;
 pub mod fx;
 pub mod matching;
 pub mod profile;
+pub mod releases;
 pub mod relist;
 pub mod shared;
 pub mod small_map;

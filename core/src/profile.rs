@@ -1,6 +1,9 @@
-//! Version profiles: every behavioural difference between upstream versions (and our corrected
-//! design) as a named switch. The core reads switches, never version numbers, so a new version is
-//! a new constructor, not a change to the steps. Spec: specs/profiles.md (PROFILE-*).
+//! Version profiles: every behavioural difference between upstream releases (and our corrected
+//! design) as a named switch. The core reads switches, never version numbers: the releases and
+//! their switch sets are data ([`crate::releases`]), not a change to the steps. Each switch's
+//! doc cites the release, file and function it was read from (paths in `k8s.io/kubernetes`;
+//! `nodelifecycle/scheduler/` up to 1.28, `tainteviction/` from 1.29). Spec: specs/profiles.md
+//! (PROFILE-*).
 
 use crate::time::Duration;
 
@@ -9,9 +12,10 @@ use crate::time::Duration;
 pub struct Profile {
     /// Name as accepted by [`Profile::by_name`].
     pub name: &'static str,
-    /// Cancel the scheduled deletion when every used toleration is forever. Off in 1.18.0–1.18.x
-    /// before #93814 (1.18.6 logs "won't be cancelled" and lets the timer fire, T1, issue #90794);
-    /// on from PR #93722. Spec: PROFILE-1.
+    /// Cancel the scheduled deletion when every used toleration is forever (`processPodOnNode`,
+    /// `taint_manager.go`). Off in 1.18.0–1.18.8 (it logs "won't be cancelled" and lets the
+    /// timer fire, T1, issue #90794); on from 1.18.9 (backport #93814 of PR #93722) and in
+    /// every later release. Spec: PROFILE-1.
     pub cancel_on_forever: bool,
     /// Timestamps passed to `AddWork` on the "not all taints tolerated" path. Spec: PROFILE-2.
     pub immediate_path: ImmediatePath,
@@ -47,30 +51,38 @@ pub struct Profile {
     pub recheck_before_delete: bool,
     /// What a recomputation does to an existing timer. Spec: PROFILE-10.
     pub deadline_policy: DeadlinePolicy,
-    /// Whether `Lt`/`Gt` tolerations can match (gate `TaintTolerationComparisonOperators`,
-    /// alpha in 1.35). Passed to [`crate::matching::verdict`]. Spec: PROFILE-11.
+    /// Whether `Lt`/`Gt` tolerations can match: kube-controller-manager's own gate
+    /// `TaintTolerationComparisonOperators` (1.35+ alpha, off by default), read by
+    /// `GetMatchingTolerations` (`pkg/apis/core/v1/helper/helpers.go`) in the controller's
+    /// process and passed to `Toleration.ToleratesTaint` (`k8s.io/api` `core/v1/toleration.go`).
+    /// No `Lt`/`Gt` before 1.35. Passed to [`crate::matching::verdict`]. Spec: PROFILE-11.
     pub comparison_operators: bool,
 }
 
 /// `AddWork`'s timestamps on the immediate path (semantics §4.3 step 3, N20).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ImmediatePath {
-    /// ≤ 1.29: `time.Now(), time.Now()`. The delay is a few ns and usually positive, so a real
-    /// timer and a non-nil entry are created; on a coarse clock it is 0 and the nil entry is used.
-    /// The caller chooses per step ([`crate::Immediate`]) so the model explores both.
+    /// 1.18.0 to 1.29.15 (`processPodOnNode`): `time.Now(), time.Now()`. The delay is a few ns
+    /// and usually positive, so a real timer and a non-nil entry are created; on a coarse clock
+    /// it is 0 and the nil entry is used. The caller chooses per step ([`crate::Immediate`]) so
+    /// the model explores both.
     TwoNows,
-    /// PR #123026 (1.30+): `now, now`; the delay is exactly 0 and the entry is always nil.
+    /// 1.30.0+ (`taint_eviction.go` `processPodOnNode`, PR #123026): `now, now`; the delay is
+    /// exactly 0 and the entry is always nil.
     SameNow,
 }
 
 /// The wrapped work function's map update after the work function returns (semantics §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CompletionPolicy {
-    /// 1.18–1.32: on success `workers[k] = nil` whatever k holds now (N3, N4); on failure delete k.
+    /// 1.18.0 to 1.32.13 (`timed_workers.go` `getWrappedWorkerFunc`): on success
+    /// `workers[k] = nil` whatever k holds now (N3, N4); on failure delete k.
     Tombstone,
-    /// PR #129577 (1.33): on success write the nil tombstone only if k still exists.
+    /// PR #129577 as merged on the main branch: on success write the nil tombstone only if k
+    /// still exists. No release ships it (1.32.13 has `Tombstone`, 1.33.0 `Delete`).
     TombstoneIfExists,
-    /// `4766d191`+: delete k after success or failure, whatever it holds now (N4).
+    /// 1.33.0+ (`timed_workers.go` `getWrappedWorkerFunc`): delete k after success or failure,
+    /// whatever it holds now (N4).
     Delete,
     /// Fixed design: delete k only if the entry is still the one this work was created for.
     OwnedDelete,
@@ -79,22 +91,35 @@ pub enum CompletionPolicy {
 /// How `TimedWorker.Cancel` reaches a work whose timer has fired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CancelFlag {
-    /// ≤ `4766d191`: `Timer.Stop()` only; once fired, the work runs.
+    /// 1.18.0 to 1.34.5 (`timed_workers.go` `TimedWorker.Cancel`): `Timer.Stop()` only; once
+    /// fired, the work runs.
     Absent,
-    /// `008b3652`: an atomic flag checked once when the goroutine starts.
+    /// 1.35.0+ (`timed_workers.go` `createWorker`, `TimedWorker.Cancel`, PR #134945): an atomic
+    /// flag set by `Cancel`, checked once when the work's goroutine starts.
     BeforeStart,
     /// Fixed design: also checked before every API request, so a cancel stops a work between
-    /// attempts and requests (it cannot recall a request already sent).
+    /// attempts and requests (it cannot recall a request already sent). With a client rate
+    /// limit it is read again when the request's token is granted, right before the request
+    /// goes out: a work cancelled while it waits sends nothing, and its token is spent.
     BeforeEveryRequest,
 }
 
 /// The requests of one deletion attempt (semantics §6.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DeleteSequence {
-    /// 1.18 and mid: `Delete(ns, name)`.
+    /// 1.18.0 to 1.24.17, 1.25 (gate `PodDisruptionConditions` off by default), and any later
+    /// release run with that gate off (`deletePodHandler`, `addConditionAndDeletePod`):
+    /// `Delete(ns, name)`.
     DeleteOnly,
-    /// 1.26+ (`PodDisruptionConditions`) and newest: GET, PATCH the `DisruptionTarget` condition
-    /// (built from the GET, so carrying the fetched UID), DELETE by name.
+    /// 1.26.0–1.26.10, 1.27.0–1.27.7, 1.28.0–1.28.3 (`taint_manager.go`,
+    /// `addConditionAndDeletePod`): GET; the `DisruptionTarget` condition by server-side apply
+    /// (`ApplyStatus`, `Force: true`), sent on every attempt and by name only (the apply
+    /// configuration carries no UID); DELETE by name.
+    GetApplyDelete,
+    /// 1.25 with `PodDisruptionConditions` on, 1.26.11+, 1.27.8+, 1.28.4+ and every later
+    /// release (`addConditionAndDeletePod`): GET, PATCH the `DisruptionTarget` condition
+    /// (`PatchPodStatus`, built from the GET, so carrying the fetched UID) only when
+    /// `UpdatePodCondition` changed the status, DELETE by name.
     GetPatchDelete,
     /// Fixed design (PR #140198's live read, made atomic): GET the pod, then GET its node; go on
     /// only if the fetched pod is the decided UID, bound, on a node whose NoExecute taints it
@@ -127,63 +152,76 @@ pub enum DeadlinePolicy {
 }
 
 impl Profile {
-    /// Every profile name, in the order the CLI lists them.
+    /// The named profiles, in the order the CLI lists them. Release profiles (`1.31`, …) are
+    /// [`crate::releases::RELEASES`].
     pub const NAMES: [&'static str; 3] = ["v1.18", "latest", "fixed"];
 
-    /// Kubernetes 1.18.6 (`taint_manager.go` `99600aa1`, `timed_workers.go` `ab6399db`), as the
-    /// seeds analyse it.
-    pub fn v1_18() -> Profile {
-        Profile {
-            name: "v1.18",
-            cancel_on_forever: false,
-            immediate_path: ImmediatePath::TwoNows,
-            completion: CompletionPolicy::Tombstone,
-            cancel_flag: CancelFlag::Absent,
-            delete_sequence: DeleteSequence::DeleteOnly,
-            attempts: 5,
-            attempt_backoff: Duration(10),
-            durable_retry: false,
-            max_backoff: Duration(10),
-            work_key: WorkKeyPolicy::Name,
-            uid_precondition: false,
-            version_precondition: false,
-            recheck_before_delete: false,
-            deadline_policy: DeadlinePolicy::FirstWins,
-            comparison_operators: false,
-        }
-    }
+    /// Kubernetes 1.18.0 to 1.18.8 (`taint_manager.go`, `timed_workers.go` of
+    /// `pkg/controller/nodelifecycle/scheduler`; 1.18.9 took backport #93814), as the seeds
+    /// analyse them.
+    pub const V1_18: Profile = Profile {
+        name: "v1.18",
+        cancel_on_forever: false,
+        immediate_path: ImmediatePath::TwoNows,
+        completion: CompletionPolicy::Tombstone,
+        cancel_flag: CancelFlag::Absent,
+        delete_sequence: DeleteSequence::DeleteOnly,
+        attempts: 5,
+        attempt_backoff: Duration(10),
+        durable_retry: false,
+        max_backoff: Duration(10),
+        work_key: WorkKeyPolicy::Name,
+        uid_precondition: false,
+        version_precondition: false,
+        recheck_before_delete: false,
+        deadline_policy: DeadlinePolicy::FirstWins,
+        comparison_operators: false,
+    };
 
-    /// Newest upstream (`taint_eviction.go` `5ce22905`, `timed_workers.go` `008b3652`), with the
-    /// comparison-operator gate on.
-    pub fn latest() -> Profile {
-        Profile {
-            name: "latest",
-            cancel_on_forever: true,
-            immediate_path: ImmediatePath::SameNow,
-            completion: CompletionPolicy::Delete,
-            cancel_flag: CancelFlag::BeforeStart,
-            delete_sequence: DeleteSequence::GetPatchDelete,
-            comparison_operators: true,
-            ..Profile::v1_18()
-        }
-    }
+    /// The newest release as shipped: 1.35.0 to 1.37.x (`pkg/controller/tainteviction`,
+    /// PRs #134665 and #134945) with kube-controller-manager's default gates, so
+    /// `TaintTolerationComparisonOperators` (alpha) off.
+    pub const LATEST: Profile = Profile {
+        name: "latest",
+        cancel_on_forever: true,
+        immediate_path: ImmediatePath::SameNow,
+        completion: CompletionPolicy::Delete,
+        cancel_flag: CancelFlag::BeforeStart,
+        delete_sequence: DeleteSequence::GetPatchDelete,
+        ..Profile::V1_18
+    };
 
     /// Our corrected design: every race a controller can remove is removed (specs/profiles.md).
+    /// Its matcher has the comparison operators on: it is not bound to a release's gates.
+    pub const FIXED: Profile = Profile {
+        name: "fixed",
+        completion: CompletionPolicy::OwnedDelete,
+        cancel_flag: CancelFlag::BeforeEveryRequest,
+        delete_sequence: DeleteSequence::LiveReadPatchDelete,
+        durable_retry: true,
+        max_backoff: Duration(5_000),
+        work_key: WorkKeyPolicy::Uid,
+        uid_precondition: true,
+        version_precondition: true,
+        recheck_before_delete: true,
+        deadline_policy: DeadlinePolicy::EarliestLegal,
+        comparison_operators: true,
+        ..Profile::LATEST
+    };
+
+    /// [`Profile::V1_18`].
+    pub fn v1_18() -> Profile {
+        Profile::V1_18
+    }
+
+    /// [`Profile::LATEST`].
+    pub fn latest() -> Profile {
+        Profile::LATEST
+    }
+
+    /// [`Profile::FIXED`].
     pub fn fixed() -> Profile {
-        Profile {
-            name: "fixed",
-            completion: CompletionPolicy::OwnedDelete,
-            cancel_flag: CancelFlag::BeforeEveryRequest,
-            delete_sequence: DeleteSequence::LiveReadPatchDelete,
-            durable_retry: true,
-            max_backoff: Duration(5_000),
-            work_key: WorkKeyPolicy::Uid,
-            uid_precondition: true,
-            version_precondition: true,
-            recheck_before_delete: true,
-            deadline_policy: DeadlinePolicy::EarliestLegal,
-            ..Profile::latest()
-        }
+        Profile::FIXED
     }
 
     /// Whether the controller keeps the arrival record ([`crate::Arrivals`], CORE-S9) that
@@ -193,152 +231,25 @@ impl Profile {
         self.deadline_policy == DeadlinePolicy::EarliestLegal || self.recheck_before_delete
     }
 
-    /// The profile called `name` (one of [`Profile::NAMES`]).
+    /// The profile called `name`: one of [`Profile::NAMES`], or a release profile
+    /// ([`crate::releases::profile_by_name`]: `1.31`, `1.26.4`, `1.26.0-1.26.10`, or a range's
+    /// name with its one switch-changing gate flipped).
     pub fn by_name(name: &str) -> Option<Profile> {
         match name {
-            "v1.18" => Some(Profile::v1_18()),
-            "latest" => Some(Profile::latest()),
-            "fixed" => Some(Profile::fixed()),
-            _ => None,
+            "v1.18" => Some(Profile::V1_18),
+            "latest" => Some(Profile::LATEST),
+            "fixed" => Some(Profile::FIXED),
+            _ => crate::releases::profile_by_name(name),
         }
     }
-}
 
-/// Where a named profile comes from: the Kubernetes releases whose switches it has, and the
-/// upstream commits (`kubernetes/kubernetes`) they were read from. Spec: specs/profiles.md
-/// ("Profiles and Kubernetes releases").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Provenance {
-    /// The profile's name ([`Profile::NAMES`]).
-    pub name: &'static str,
-    /// The Kubernetes releases whose controller has exactly this profile's switches.
-    pub kubernetes: &'static str,
-    /// The upstream commits the switches were read from.
-    pub commits: &'static str,
-}
-
-/// The named profiles' provenance, in [`Profile::NAMES`] order.
-pub const PROVENANCE: [Provenance; 3] = [
-    Provenance {
-        name: "v1.18",
-        kubernetes: "1.18.0 to the last 1.18.x patch before backport #93814 (1.18.6 included)",
-        commits: "taint_manager.go 99600aa1, timed_workers.go ab6399db",
-    },
-    Provenance {
-        name: "latest",
-        kubernetes: "newest upstream (after 1.33; first release not pinned), \
-                     gate TaintTolerationComparisonOperators on (alpha in 1.35)",
-        commits: "taint_eviction.go 5ce22905, timed_workers.go 008b3652",
-    },
-    Provenance {
-        name: "fixed",
-        kubernetes: "none: our corrected design (latest's switches plus the fixes)",
-        commits: "none",
-    },
-];
-
-/// A range of Kubernetes releases and the switches upstream's controller has in it: the answer
-/// to "which profile applies to my cluster", including the ranges no named profile pins.
-#[derive(Clone, Copy, Debug)]
-pub struct Release {
-    /// The releases, as a reader would say them.
-    pub label: &'static str,
-    /// First and last minor version `1.x` the range covers (`None`: up to the newest).
-    pub minors: (u32, Option<u32>),
-    /// Upstream's switches in these releases (its `name` is `label`).
-    pub switches: Profile,
-    /// What the range rests on, and its caveats.
-    pub sources: &'static str,
-}
-
-impl Release {
-    /// Upstream's switches by release, oldest first. 1.18 and the newest ranges overlap other
-    /// rows where the sources do not say which patch or release took a change.
-    pub fn all() -> [Release; 6] {
-        let base = Profile::v1_18();
-        let forever = Profile {
-            cancel_on_forever: true,
-            ..base
-        };
-        let condition = Profile {
-            delete_sequence: DeleteSequence::GetPatchDelete,
-            ..forever
-        };
-        let same_now = Profile {
-            immediate_path: ImmediatePath::SameNow,
-            ..condition
-        };
-        let if_exists = Profile {
-            completion: CompletionPolicy::TombstoneIfExists,
-            ..same_now
-        };
-        let named = |name: &'static str, p: Profile| Profile { name, ..p };
-        [
-            Release {
-                label: "1.18.0 to 1.18.x before #93814",
-                minors: (18, Some(18)),
-                switches: named("1.18.0 to 1.18.x before #93814", base),
-                sources: "taint_manager.go 99600aa1, timed_workers.go ab6399db; 1.18.6 is in \
-                          this range, 1.18.8 or 1.18.9 took the backport (which one is not \
-                          established)",
-            },
-            Release {
-                label: "1.18.x from #93814, 1.19 to 1.25",
-                minors: (18, Some(25)),
-                switches: named("1.18.x from #93814, 1.19 to 1.25", forever),
-                sources: "PR #93722 (backports #93814, #93815, #93816); mid-era snapshot \
-                          01f5e9c4; in 1.25 the PodDisruptionConditions gate (alpha, off by \
-                          default) switches delete_sequence to GetPatchDelete",
-            },
-            Release {
-                label: "1.26 to 1.29",
-                minors: (26, Some(29)),
-                switches: named("1.26 to 1.29", condition),
-                sources: "PodDisruptionConditions beta and on by default from 1.26 (with the \
-                          gate off: DeleteOnly); the 1.26 column is inferred from the mid \
-                          snapshot and PR history, 1.29 from a copy of the 1.29 code",
-            },
-            Release {
-                label: "1.30 to 1.32",
-                minors: (30, Some(32)),
-                switches: named("1.30 to 1.32", same_now),
-                sources: "PR #123026 (now, now on the immediate path); taint_eviction.go \
-                          003e8629 for ~1.31 to 1.33",
-            },
-            Release {
-                label: "1.33 until the release with 4766d191",
-                minors: (33, None),
-                switches: named("1.33 until the release with 4766d191", if_exists),
-                sources: "PR #129577 (tombstone only if the key exists, merged 2025-01); \
-                          which release first has timed_workers.go 4766d191 is not established",
-            },
-            Release {
-                label: "newest upstream (008b3652)",
-                minors: (34, None),
-                switches: named("newest upstream (008b3652)", Profile::latest()),
-                sources: "taint_eviction.go 5ce22905 (ObservedGeneration, 1.34+), \
-                          timed_workers.go 4766d191 then 008b3652 (4766d191 alone: Delete with \
-                          cancel_flag Absent); comparison_operators needs the alpha gate of 1.35",
-            },
-        ]
-    }
-
-    /// The ranges that may hold Kubernetes `1.minor.patch` (more than one where the sources do
-    /// not settle it); empty before 1.18, which no profile covers. Within 1.18 the backport
-    /// #93814 is known to be after 1.18.6 and in 1.18.8 or 1.18.9.
-    pub fn for_version(minor: u32, patch: Option<u32>) -> Vec<Release> {
-        let mut rows: Vec<Release> = Release::all()
-            .into_iter()
-            .filter(|r| r.minors.0 <= minor && r.minors.1.is_none_or(|last| minor <= last))
-            .collect();
-        match (minor, patch) {
-            (18, Some(p)) if p <= 6 => rows.truncate(1),
-            (18, Some(p)) if p >= 10 => {
-                rows.remove(0);
-            }
-            _ => {}
-        }
-        rows
+    /// The release ranges whose default switches are this profile's (every switch but the
+    /// name): where a named profile comes from, or which releases a hand-built one matches.
+    pub fn releases(&self) -> Vec<&'static crate::releases::Release> {
+        crate::releases::RELEASES
+            .iter()
+            .filter(|r| r.profile().switches() == self.switches())
+            .collect()
     }
 }
 
@@ -419,11 +330,6 @@ impl Profile {
             ),
         ]
     }
-
-    /// The named profile's provenance; `None` for a profile built by hand.
-    pub fn provenance(&self) -> Option<&'static Provenance> {
-        PROVENANCE.iter().find(|p| p.name == self.name)
-    }
 }
 
 #[cfg(test)]
@@ -435,7 +341,8 @@ mod tests {
         for name in Profile::NAMES {
             assert_eq!(Profile::by_name(name).map(|p| p.name), Some(name));
         }
-        assert_eq!(Profile::by_name("1.18"), None);
+        assert_eq!(Profile::by_name("1.17"), None);
+        assert_eq!(Profile::by_name("1.18").map(|p| p.name), Some("1.18"));
     }
 
     #[test]
@@ -445,29 +352,6 @@ mod tests {
             assert_eq!(p.deadline_policy, DeadlinePolicy::FirstWins);
             assert_eq!((p.attempts, p.attempt_backoff), (5, Duration(10)));
             assert!(!p.durable_retry && !p.uid_precondition && !p.recheck_before_delete);
-        }
-    }
-
-    #[test]
-    fn provenance_covers_every_named_profile_in_order() {
-        let names: Vec<_> = PROVENANCE.iter().map(|p| p.name).collect();
-        assert_eq!(names, Profile::NAMES);
-        for name in Profile::NAMES {
-            let p = Profile::by_name(name).unwrap();
-            assert_eq!(p.provenance().map(|v| v.name), Some(name));
-        }
-    }
-
-    #[test]
-    fn release_rows_agree_with_the_profiles_they_name() {
-        let same = |a: &Profile, b: &Profile| a.switches() == b.switches();
-        let rows = Release::all();
-        assert!(same(&rows[0].switches, &Profile::v1_18()));
-        assert!(same(&rows[5].switches, &Profile::latest()));
-        // The releases between differ from both upstream profiles: no profile pins them.
-        for row in &rows[1..5] {
-            assert!(!same(&row.switches, &Profile::v1_18()), "{}", row.label);
-            assert!(!same(&row.switches, &Profile::latest()), "{}", row.label);
         }
     }
 
@@ -499,7 +383,7 @@ mod tests {
                 "deadline_policy",
                 ["FirstWins", "FirstWins", "EarliestLegal"],
             ),
-            ("comparison_operators", ["false", "true", "true"]),
+            ("comparison_operators", ["false", "false", "true"]),
         ];
         for (column, name) in Profile::NAMES.into_iter().enumerate() {
             let profile = Profile::by_name(name).unwrap();
@@ -530,40 +414,6 @@ mod tests {
         );
     }
 
-    /// The release rows of specs/profiles.md's table of releases: each range changes the
-    /// switches its row names, from 1.18's to the newest's.
-    #[test]
-    fn release_rows_have_the_switches_of_the_spec_table() {
-        let columns = |p: &Profile| {
-            format!(
-                "{} {:?} {:?} {:?} {:?}",
-                p.cancel_on_forever,
-                p.immediate_path,
-                p.completion,
-                p.cancel_flag,
-                p.delete_sequence
-            )
-        };
-        let rows: Vec<_> = Release::all()
-            .iter()
-            .map(|r| {
-                assert_eq!(r.switches.name, r.label);
-                columns(&r.switches)
-            })
-            .collect();
-        assert_eq!(
-            rows,
-            [
-                "false TwoNows Tombstone Absent DeleteOnly",
-                "true TwoNows Tombstone Absent DeleteOnly",
-                "true TwoNows Tombstone Absent GetPatchDelete",
-                "true SameNow Tombstone Absent GetPatchDelete",
-                "true SameNow TombstoneIfExists Absent GetPatchDelete",
-                "true SameNow Delete BeforeStart GetPatchDelete",
-            ]
-        );
-    }
-
     /// Only the fixed design keeps the arrival record (CORE-S9): it is read by its deadline
     /// policy (PROFILE-10) and by its re-check (PROFILE-9), each alone enough.
     #[test]
@@ -579,27 +429,5 @@ mod tests {
             ..Profile::latest()
         };
         assert!(recheck_only.keeps_arrivals() && deadline_only.keeps_arrivals());
-        let by_hand = Profile {
-            name: "by hand",
-            ..Profile::latest()
-        };
-        assert_eq!(by_hand.provenance(), None);
-    }
-
-    #[test]
-    fn a_version_finds_its_ranges() {
-        let labels =
-            |m, p| -> Vec<_> { Release::for_version(m, p).iter().map(|r| r.label).collect() };
-        assert_eq!(labels(31, None), ["1.30 to 1.32"]);
-        assert_eq!(labels(18, None).len(), 2, "1.18 patches differ");
-        assert_eq!(labels(18, Some(6)), ["1.18.0 to 1.18.x before #93814"]);
-        assert_eq!(labels(18, Some(8)).len(), 2, "1.18.8 or 1.18.9 took #93814");
-        assert_eq!(labels(18, Some(12)), ["1.18.x from #93814, 1.19 to 1.25"]);
-        assert_eq!(
-            labels(35, None).len(),
-            2,
-            "the release of 4766d191 is not established"
-        );
-        assert!(labels(17, None).is_empty());
     }
 }

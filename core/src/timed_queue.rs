@@ -404,7 +404,8 @@ impl TimedQueue {
     /// Under [`CancelFlag::BeforeEveryRequest`] (fixed) a nil entry's running work is reachable
     /// too, and the result is true only if the work is certain not to delete the pod (N2). A
     /// work whose DELETE is in flight cannot be recalled: its entry stays, so no second work is
-    /// added beside it and no cancel is claimed for it (CANCEL-1).
+    /// added beside it and no cancel is claimed for it (CANCEL-1). A DELETE waiting for its
+    /// client token is not in flight: the work reads its flag when the token is granted.
     #[doc(alias = "CancelWork")]
     pub fn cancel_work(
         &mut self,
@@ -416,7 +417,6 @@ impl TimedQueue {
         let deleting = |id: WorkId| {
             self.works.get(&id).is_some_and(|w| {
                 matches!(&w.phase, WorkPhase::Requesting { request, .. }
-                    | WorkPhase::Throttled { request, .. }
                     | WorkPhase::Answered { request, .. }
                     if request.verb == super::effect::Verb::Delete)
             })
@@ -462,13 +462,14 @@ impl TimedQueue {
             WorkPhase::Spawned => true,
             // Its flag is read before its next request only under `BeforeEveryRequest`.
             WorkPhase::Marked => profile.cancel_flag == CancelFlag::BeforeEveryRequest,
-            WorkPhase::Requesting { request, .. }
-            | WorkPhase::Throttled { request, .. }
-            | WorkPhase::Answered { request, .. } => {
+            WorkPhase::Requesting { request, .. } | WorkPhase::Answered { request, .. } => {
                 profile.cancel_flag == CancelFlag::BeforeEveryRequest
                     && request.verb != super::effect::Verb::Delete
             }
-            WorkPhase::Backoff { .. } => profile.cancel_flag == CancelFlag::BeforeEveryRequest,
+            // Not sent yet: its flag is read when its token is granted (PROFILE-4).
+            WorkPhase::Throttled { .. } | WorkPhase::Backoff { .. } => {
+                profile.cancel_flag == CancelFlag::BeforeEveryRequest
+            }
             WorkPhase::Armed | WorkPhase::Finished { .. } => false,
         }
     }

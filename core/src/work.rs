@@ -39,7 +39,22 @@ pub fn fire_timer(
             }
             true
         }
-        WorkPhase::Throttled { until, .. } if until <= now => {
+        WorkPhase::Throttled {
+            until, ref request, ..
+        } if until <= now => {
+            // The token is granted: the checks that precede a request are made again, right
+            // before it is sent, since a cancel (or a change the caches show) may have come
+            // while the work waited. The token reserved is spent either way. Spec: PROFILE-4.
+            if work.cancelled && profile.cancel_flag == CancelFlag::BeforeEveryRequest {
+                finish(queue, id, Outcome::Abandoned, Some(Note::Suppressed), out);
+                return true;
+            }
+            if profile.recheck_before_delete
+                && !request.verb.is_read()
+                && !recheck(queue, id, cx, out)
+            {
+                return true;
+            }
             if let Some(mut work) = queue.work_mut(id) {
                 if let WorkPhase::Throttled {
                     attempt,
@@ -172,6 +187,12 @@ pub fn continue_work(
         // Upstream `addConditionAndDeletePod`: the PATCH is skipped when the fetched status
         // already has the condition (`UpdatePodCondition` reports no change); the DELETE is by
         // name.
+        // 1.26.0 to 1.28.3: the condition is applied on every attempt, by name (PROFILE-5).
+        (ApiResult::Pod(_), Verb::Get)
+            if profile.delete_sequence == DeleteSequence::GetApplyDelete =>
+        {
+            Next::Send(Call::new(Verb::PatchDisruptionTarget), None)
+        }
         (ApiResult::Pod(pod), Verb::Get) if pod.disruption_target => {
             Next::Send(Call::new(Verb::Delete), None)
         }
@@ -301,9 +322,9 @@ fn begin_attempt(
             uid: precondition(profile, work),
             ..Call::new(Verb::Delete)
         },
-        DeleteSequence::GetPatchDelete | DeleteSequence::LiveReadPatchDelete => {
-            Call::new(Verb::Get)
-        }
+        DeleteSequence::GetApplyDelete
+        | DeleteSequence::GetPatchDelete
+        | DeleteSequence::LiveReadPatchDelete => Call::new(Verb::Get),
     };
     send(queue, id, attempt, call, None, cx, out);
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use taintcheck_core::api::{Pod, PodKey, ResourceVersion, Uid};
 use taintcheck_core::driver::Cluster;
 use taintcheck_core::profile::{CompletionPolicy, Profile};
+use taintcheck_core::releases::SWITCH_SETS;
 use taintcheck_core::time::Time;
 use taintcheck_core::timed_queue::{Entry, Immediate, TimedQueue, WorkKey, WorkPhase};
 use taintcheck_core::{
@@ -116,8 +117,10 @@ impl Harness {
     }
 }
 
-fn eras() -> [Profile; 2] {
-    [Profile::v1_18(), Profile::latest()]
+/// Every distinct switch set of upstream releases (`releases::SWITCH_SETS`): 1.18.0 to the
+/// newest.
+fn eras() -> Vec<Profile> {
+    SWITCH_SETS.iter().map(|s| s.switches).collect()
 }
 
 /// `TestExecute`: five works with a zero delay all run.
@@ -266,4 +269,52 @@ fn running_worker_completion_does_not_remove_replacement() {
         }
     }
     insta::assert_snapshot!(snapshot);
+}
+
+/// The timer of `name`'s work fires (the work is spawned, not yet started).
+fn fire(h: &mut Harness, name: &str, at: i64) {
+    h.now = Time(at);
+    let id = h
+        .queue
+        .entry(&key(name))
+        .and_then(Entry::work)
+        .expect("an armed work");
+    let arrivals = Arrivals::default();
+    let cx = Context {
+        profile: &h.profile,
+        view: &h.view,
+        arrivals: &arrivals,
+        now: h.now,
+    };
+    assert!(work::fire_timer(
+        &mut h.queue,
+        id.timer(),
+        cx,
+        &mut h.effects
+    ));
+}
+
+/// The queue of 1.33 and 1.34 (`timed_workers.go` after `4766d191`, before #134945): the key
+/// is deleted when the work returns, so the name can be scheduled again, and a cancel after the
+/// timer fired does not stop the work (no cancelled flag). 1.32 keeps a tombstone that the
+/// completing work writes even after the cancel removed the key (N3); 1.35 has the flag, and
+/// the same cancel suppresses the work.
+#[test]
+fn the_1_33_queue_deletes_on_completion_and_has_no_cancelled_flag() {
+    for (name, runs_after_cancel, runs_after_re_add) in [
+        ("1.32", 1, 1),
+        ("1.33", 1, 2),
+        ("1.34", 1, 2),
+        ("1.35", 0, 1),
+    ] {
+        let mut h = Harness::new(Profile::by_name(name).expect("a release profile"));
+        h.add("pod", 0, 1_000);
+        fire(&mut h, "pod", 1_000);
+        assert!(h.cancel("pod"), "{name}: a timer entry reports its cancel");
+        h.run_until(1_000);
+        assert_eq!(h.runs(), runs_after_cancel, "{name}");
+        h.add("pod", 2_000, 2_000);
+        h.run_until(2_000);
+        assert_eq!(h.runs(), runs_after_re_add, "{name}");
+    }
 }

@@ -242,3 +242,24 @@ fn latest_gets_patches_and_deletes_by_name() {
     h.answer(ApiResult::PreconditionFailed);
     assert!(matches!(h.phase(), WorkPhase::Backoff { attempt: 1, .. }));
 }
+
+/// 1.26.0 to 1.28.3 (`taint_manager.go` `addConditionAndDeletePod` with `ApplyStatus`): GET,
+/// then the condition by server-side apply on every attempt, by name (the apply configuration
+/// carries no UID), even when the fetched pod already has it; then DELETE by name.
+#[test]
+fn the_apply_era_applies_the_condition_by_name_on_every_attempt() {
+    let apply_era = Profile::by_name("1.27.0-1.27.7").expect("a release profile");
+    for has_condition in [false, true] {
+        let mut h = Harness::started(apply_era);
+        assert_eq!(call(&h.pending()), (Verb::Get, None, None));
+        h.answer(fetched(web0("u2", Some("node1"), None), 7, has_condition));
+        assert_eq!(
+            call(&h.pending()),
+            (Verb::PatchDisruptionTarget, None, None)
+        );
+        h.answer(ApiResult::Patched(ResourceVersion(8)));
+        assert_eq!(call(&h.pending()), (Verb::Delete, None, None));
+        h.answer(ApiResult::Deleted);
+        assert!(matches!(h.phase(), WorkPhase::Finished { .. }));
+    }
+}

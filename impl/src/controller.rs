@@ -59,6 +59,9 @@ struct State {
     /// timer service's activity while true (RT-TIMER-2).
     active: bool,
     stopped: bool,
+    /// The step each thread (by [`slot`]) runs next, as the core offered it after its last
+    /// change: worked out once per change, not by every thread on every wake-up.
+    next: Vec<Option<Step>>,
 }
 
 /// What the incarnation shares between its threads.
@@ -68,8 +71,10 @@ struct Shared {
     recorder: Recorder,
     informers: Mutex<Option<Informers>>,
     state: Mutex<State>,
-    /// Signalled whenever the controller changed: a thread may have a step now.
-    changed: Condvar,
+    /// One per thread (by [`slot`]), signalled when the core offers that thread a step or the
+    /// incarnation stops: waking every thread on every change cost ten context switches per
+    /// step in the storm.
+    wake: Vec<Condvar>,
     /// On a serial virtual clock one step runs at a time, in a fixed order, so that runs are
     /// reproducible (the shuttle tests explore the concurrent interleavings instead).
     serial: bool,
@@ -143,8 +148,11 @@ impl Controller {
                 scheduled: BTreeSet::new(),
                 active: false,
                 stopped: false,
+                next: vec![None; slot(Actor::Worker(workers))],
             }),
-            changed: Condvar::new(),
+            wake: (0..slot(Actor::Worker(workers)))
+                .map(|_| Condvar::new())
+                .collect(),
             serial: timers.clock().as_virtual().is_some_and(|v| v.is_serial()),
             probe,
             mutant,
@@ -212,7 +220,9 @@ impl Controller {
                 s.timers.exit(1);
             }
         }
-        s.changed.notify_all();
+        for wake in &s.wake {
+            wake.notify_all();
+        }
         for t in self.threads {
             t.join().expect("a controller thread panicked");
         }
@@ -270,11 +280,12 @@ impl Shared {
         if let Some(gate) = self.timers.gate() {
             return self.run_scheduled(actor, &gate.clone());
         }
+        let me = slot(actor);
         loop {
             {
                 let mut s = lock(&self.state);
-                while !s.stopped && self.next_step(&s, actor).is_none() {
-                    s = wait(&self.changed, s);
+                while !s.stopped && s.next[me].is_none() {
+                    s = wait(&self.wake[me], s);
                 }
                 if s.stopped {
                     return;
@@ -285,7 +296,7 @@ impl Shared {
                 if s.stopped {
                     return;
                 }
-                if let Some(step) = self.next_step(&s, actor) {
+                if let Some(step) = s.next[me].take() {
                     let now = self.mutant.decision_now(self.timers.now());
                     self.step(&mut s, cache, step, now);
                 }
@@ -319,21 +330,37 @@ impl Shared {
         }
     }
 
-    /// The step `actor` runs next, if any: its first enabled step, with the production clock's
-    /// immediate outcome. On a serial clock, only if it is the next step of all: workers
-    /// before dispatchers, so that an item is handled before the next is dispatched.
-    fn next_step(&self, s: &State, actor: Actor) -> Option<Step> {
+    /// Works out the step each thread runs next, if any, and wakes the threads that have one:
+    /// an actor's first enabled step, with the production clock's immediate outcome. On a
+    /// serial clock, only the next step of all: workers before dispatchers, so that an item is
+    /// handled before the next is dispatched.
+    fn offer(&self, s: &mut State) {
         let mut steps: Vec<Step> = Vec::new();
         s.core.enabled_handler_steps(&mut steps);
         Step::resolve_immediate(&mut steps, TWO_NOWS);
+        s.next.fill(None);
         if self.serial {
             let next = steps
                 .iter()
-                .find(|step| matches!(step.actor(), Actor::Worker(_)))
-                .or(steps.first());
-            next.filter(|step| step.actor() == actor).cloned()
+                .position(|step| matches!(step.actor(), Actor::Worker(_)))
+                .or((!steps.is_empty()).then_some(0));
+            if let Some(i) = next {
+                let step = steps.swap_remove(i);
+                let at = slot(step.actor());
+                s.next[at] = Some(step);
+            }
         } else {
-            steps.into_iter().find(|step| step.actor() == actor)
+            for step in steps {
+                let at = slot(step.actor());
+                if s.next[at].is_none() {
+                    s.next[at] = Some(step);
+                }
+            }
+        }
+        for (wake, next) in self.wake.iter().zip(&s.next) {
+            if next.is_some() {
+                wake.notify_one();
+            }
         }
     }
 
@@ -484,7 +511,7 @@ impl Shared {
                 self.timers.exit(1);
             }
         }
-        self.changed.notify_all();
+        self.offer(s);
     }
 
     fn note(&self, pod: &PodKey, text: &str) {
@@ -533,6 +560,16 @@ impl Shared {
                 p.push(observed);
             }
         }
+    }
+}
+
+/// The index of `actor`'s thread: the node dispatcher, the pod dispatcher, then the workers.
+fn slot(actor: Actor) -> usize {
+    match actor {
+        Actor::NodeDispatcher => 0,
+        Actor::PodDispatcher => 1,
+        Actor::Worker(i) => 2 + i,
+        Actor::Work(_) => unreachable!("works run on the timer service"),
     }
 }
 

@@ -52,5 +52,5 @@ pub use taintcheck_core as core;
 #[cfg(any(test, feature = "proptest"))]
 pub use taintcheck_core::strategies;
 pub use taintcheck_core::{
-    api, api_server, fx, matching, profile, relist, shared, small_map, time,
+    api, api_server, fx, matching, profile, releases, relist, shared, small_map, time,
 };

@@ -1,4 +1,4 @@
-//! Real-cluster recordings into traces (`taintcheck import`). Spec: IMPORT-1..8 in
+//! Real-cluster recordings into traces (`taintcheck import`). Spec: IMPORT-1..9 in
 //! `specs/import.md`.
 //!
 //! Two sources, given in any mix: kubectl watch recordings (`kubectl get pods -A --watch
@@ -58,8 +58,6 @@ pub enum Skip {
     WatchEventType,
     /// An object or an audit entry about something other than pods, nodes and events.
     OtherKind,
-    /// The deletion of an object the recording never showed.
-    UnseenDeletion,
     /// A change to nothing taint eviction reads.
     Unchanged,
     /// The same change (kind, name, resourceVersion) from a second source or a second time.
@@ -74,7 +72,8 @@ pub enum Skip {
     EventOccurrencesCapped,
     /// An audit entry of another stage than `ResponseComplete`.
     AuditStage,
-    /// An audit entry of a read (get, list, watch) by someone other than the controller.
+    /// An audit entry of a read (get, list, watch) by someone other than the controller: no
+    /// change (its response may still show an object first, IMPORT-9).
     Read,
     /// An audit entry of a write whose object it does not carry (level Metadata or Request, or
     /// a response that is a Status): what changed cannot be known from it.
@@ -82,7 +81,7 @@ pub enum Skip {
     /// A write that failed (the API server stored nothing).
     FailedWrite,
     /// A request of the controller that is not one of its GET, PATCH (status) or DELETE of a
-    /// pod (its informers' list and watch).
+    /// pod, nor a write (its informers' list and watch; a list may still show a pod first).
     OtherRequest,
 }
 
@@ -92,10 +91,7 @@ impl Skip {
     pub fn loses_information(self) -> bool {
         matches!(
             self,
-            Skip::UnseenDeletion
-                | Skip::EventWithoutTime
-                | Skip::EventOccurrencesCapped
-                | Skip::NoObject
+            Skip::EventWithoutTime | Skip::EventOccurrencesCapped | Skip::NoObject
         )
     }
 }
@@ -200,8 +196,22 @@ pub(crate) struct Change {
     pub object: Object,
     /// The object is gone (a watch DELETED, a DELETE that removed it).
     pub gone: bool,
+    /// How the source came to show the object: what its first sighting says (IMPORT-9).
+    pub seen: Seen,
     /// The API server's own instant of the change (audit `stageTimestamp`), when known.
     pub at: Option<Stamp>,
+}
+
+/// How a source showed an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Seen {
+    /// Its creation: an audit `create`, a watch's ADDED, an object of `kubectl get -o json`.
+    Created,
+    /// A change to an object that existed before: an update, patch (of the object or its
+    /// status) or DELETE in the audit log, a watch's MODIFIED or DELETED.
+    Changed,
+    /// A read (an audit `get` or `list` response): no change, only the object as stored.
+    Read,
 }
 
 /// An instant as precise as its source gave it: Unix milliseconds (a trace's unit) and the
@@ -344,6 +354,14 @@ impl Collected {
                         && last.object.key() == change.object.key()
                         && last.gone == change.gone =>
                 {
+                    if change.seen == Seen::Read {
+                        continue;
+                    }
+                    if last.seen == Seen::Read {
+                        // The write that stored this version dates it, not a later read of it.
+                        *last = change;
+                        continue;
+                    }
                     last.at = last.at.or(change.at);
                     self.skip(Skip::Duplicate);
                 }

@@ -70,7 +70,7 @@ impl ModelArgs {
         let mut config = CheckConfig::load(&self.config).map_err(config_failure)?;
         let overrides = self.overrides().map_err(Failure::Usage)?;
         config.apply(&overrides).map_err(config_failure)?;
-        Ok(TaintSys::new(self.behaviour.profile, config))
+        Ok(TaintSys::new(self.behaviour.profile()?, config))
     }
 
     /// The options as a command line that selects the same model: `--config C --profile P`
@@ -78,7 +78,8 @@ impl ModelArgs {
     pub fn command_line(&self) -> String {
         let mut s = format!(
             "--config {} --profile {}",
-            self.config, self.behaviour.profile.name
+            self.config,
+            self.behaviour.profile().map_or("latest", |p| p.name)
         );
         let mut opt = |name: &str, value: Option<String>| {
             if let Some(v) = value {
@@ -335,10 +336,20 @@ fn gate_summary(r: &Report, gate: bool) -> String {
     let no_example = gate_findings(r) - violated;
     let always = r.properties.iter().filter(|p| p.kind == "always").count();
     let sometimes = r.properties.len() - always;
+    let not_applicable = r
+        .properties
+        .iter()
+        .filter(|p| p.status == Status::NotApplicable)
+        .count();
     let mut s = format!(
         "\n{violated} of {always} `always` properties violated, {no_example} of {sometimes} \
          `sometimes` properties without an example"
     );
+    if not_applicable > 0 {
+        s.push_str(&format!(
+            " ({not_applicable} more not applicable to this configuration)"
+        ));
+    }
     if !r.complete {
         s.push_str(&format!(
             " (incomplete run: not refuted within {} states)",
@@ -431,7 +442,7 @@ pub fn render(r: &Report, args: &ModelArgs) -> String {
     );
     let width = r.properties.iter().map(|p| p.name.len()).max().unwrap_or(0);
     for p in &r.properties {
-        let _ = writeln!(s, "  {:<width$}  {}", p.name, r.verdict_text(p.status));
+        let _ = writeln!(s, "  {:<width$}  {}", p.name, r.verdict_line(p));
     }
     for p in &r.properties {
         if let Some(cx) = &p.counterexample {

@@ -3,7 +3,7 @@
 //! with `--witness`); 2 on bad input (with the line number). `-` reads stdin as a stream and
 //! stops at the first violation. Spec: specs/oracle.md.
 
-use super::args::{non_negative_ms, profile_parser};
+use super::args::{gates_parser, non_negative_ms, profile_parser, with_gates, GateSettings};
 use super::failure::Failure;
 use crate::cmd::output::{self, outln};
 use clap::Args;
@@ -23,10 +23,14 @@ use taintcheck_model::trace::{Clock, TraceEvent, TraceReader, TraceRecord};
 pub struct ConformArgs {
     /// The trace (NDJSON, specs/trace-format.md), or `-` for stdin, checked as it arrives.
     trace: String,
-    /// The profile to check against (default: the trace header's profile, else latest;
-    /// `taintcheck profiles` says which Kubernetes releases each mirrors).
-    #[arg(long, value_parser = profile_parser())]
+    /// The profile to check against (default: the trace header's profile, else latest): a
+    /// name or a Kubernetes release (`--kubernetes 1.31.4`; `taintcheck profiles` lists them).
+    #[arg(long, visible_alias = "kubernetes", value_parser = profile_parser())]
     profile: Option<Profile>,
+    /// kube-controller-manager's gates where they differ from the release's defaults
+    /// (`TaintTolerationComparisonOperators=true`).
+    #[arg(long, value_name = "NAME=BOOL,...", value_parser = gates_parser)]
+    feature_gates: Option<GateSettings>,
     /// D: an API change reaches the controller, and a due timer fires, within D ms.
     #[arg(long, default_value_t = 1000, value_name = "D", value_parser = non_negative_ms())]
     latency_bound_ms: i64,
@@ -177,11 +181,17 @@ pub fn run(args: &ConformArgs) -> ExitCode {
                     None => {
                         let names = Profile::NAMES.map(|n| format!("{n:?}")).join(", ");
                         let message = format!(
-                            "profile: Unsupported value: {wanted:?}: supported values: {names}"
+                            "profile: Unsupported value: {wanted:?}: supported values: {names} \
+                             or a Kubernetes release (\"1.31\", \"1.31.4\")"
                         );
                         return bad(args, &name, n, &message);
                     }
                 },
+            };
+            let gates = args.feature_gates.as_ref().map_or(&[][..], |g| &g.0[..]);
+            let p = match with_gates(p, gates) {
+                Ok(p) => p,
+                Err(failure) => return bad_error(args, failure),
             };
             profile = Some(p);
             let mut options = Options::new(p, Duration(args.latency_bound_ms));

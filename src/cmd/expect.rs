@@ -36,7 +36,7 @@ pub struct ExpectArgs {
 }
 
 pub fn run(args: &ExpectArgs) -> Outcome {
-    let profile = args.behaviour.profile;
+    let profile = args.behaviour.profile()?;
     let scenario = super::load_scenario(&args.scenario)?;
     let bound = args
         .latency_bound_ms

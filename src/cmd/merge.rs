@@ -83,6 +83,9 @@ fn render(m: &Merged) -> String {
         let verdict = match p.status {
             Status::NotRefuted => format!("not refuted within {} states", m.unique_states),
             Status::NoExampleYet => format!("no example within {} states", m.unique_states),
+            Status::NotApplicable => {
+                format!("not applicable: {}", p.reason.as_deref().unwrap_or("?"))
+            }
             s => s.as_str().to_string(),
         };
         let _ = writeln!(s, "  {:<width$}  {verdict}", p.name);

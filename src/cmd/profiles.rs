@@ -1,73 +1,68 @@
-//! `taintcheck profiles [--kubernetes 1.x[.y]]`: the named profiles with the Kubernetes releases
-//! and upstream commits they mirror and their switches; for one release, upstream's switches
-//! there and how far each profile is from them. `--profile` takes only profile names: where no
-//! profile pins a release's switches this says which differ instead of picking one.
-//! Spec: specs/profiles.md ("Profiles and Kubernetes releases").
+//! `taintcheck profiles [--kubernetes 1.x[.y]] [--feature-gates ...]`: the named profiles and
+//! the Kubernetes releases each has the switches of, every release range with its switch set
+//! and default gates; for one release or profile, its switches with their spec ids, the
+//! releases that share them, and the upstream files (with their SHA-256) they were read from.
+//! Spec: specs/profiles.md (PROFILE-R1 .. PROFILE-R4).
 
-use super::failure::{Failure, Outcome};
+use super::args::{gates_parser, profile_parser, with_gates, GateSettings};
+use super::failure::Outcome;
 use crate::cmd::output::out;
 use clap::Args;
 use std::fmt::Write;
 use std::process::ExitCode;
-use taintcheck_model::profile::{Profile, Release, PROVENANCE};
+use taintcheck_model::profile::Profile;
+use taintcheck_model::releases::{release_of, Release, RELEASES};
 
 #[derive(Args)]
 pub struct ProfilesArgs {
-    /// A Kubernetes release (`1.31`, `v1.18.6`): upstream's switches in it and the switches in
-    /// which each profile differs.
-    #[arg(long, value_name = "VERSION")]
-    kubernetes: Option<String>,
+    /// A Kubernetes release (`1.31`, `v1.18.6`) or a profile name: its switches, the releases
+    /// sharing them and the upstream files they were read from.
+    #[arg(long, visible_alias = "profile", value_name = "VERSION", value_parser = profile_parser())]
+    kubernetes: Option<Profile>,
+    /// kube-controller-manager's gates where they differ from the release's defaults.
+    #[arg(long, value_name = "NAME=BOOL,...", value_parser = gates_parser, requires = "kubernetes")]
+    feature_gates: Option<GateSettings>,
 }
 
 pub fn run(args: &ProfilesArgs) -> Outcome {
-    let text = match &args.kubernetes {
+    let text = match args.kubernetes {
         None => overview(),
-        Some(version) => {
-            let (minor, patch) = parse_version(version).ok_or_else(|| {
-                Failure::usage(format!(
-                    "--kubernetes: Invalid value: {version:?}: expected 1.MINOR or 1.MINOR.PATCH"
-                ))
-            })?;
-            let rows = Release::for_version(minor, patch);
-            if rows.is_empty() {
-                return Err(Failure::usage(format!(
-                    "--kubernetes: Unsupported value: {version:?}: no profile covers releases \
-                     before 1.18"
-                )));
-            }
-            release(version, &rows)
+        Some(profile) => {
+            let gates = args.feature_gates.as_ref().map_or(&[][..], |g| &g.0[..]);
+            one(&with_gates(profile, gates)?)
         }
     };
     out!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 
-/// `1.31`, `v1.31` or `1.31.4` as (minor, patch).
-fn parse_version(text: &str) -> Option<(u32, Option<u32>)> {
-    let mut parts = text.strip_prefix('v').unwrap_or(text).split('.');
-    if parts.next()? != "1" {
-        return None;
+/// What a named profile is, in one line (also `--version`'s).
+pub fn named_line(profile: &Profile) -> String {
+    let releases: Vec<&str> = profile.releases().iter().map(|r| r.name).collect();
+    match (profile.name, releases.is_empty()) {
+        ("fixed", _) => "our corrected design (no release): latest plus the fixes".to_string(),
+        (_, true) => "no release has these switches".to_string(),
+        (_, false) => format!(
+            "Kubernetes {} with default gates",
+            releases
+                .iter()
+                .map(|name| release_of(name).expect("a range").span())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
-    let minor = parts.next()?.parse().ok()?;
-    let patch = parts.next().map(str::parse).transpose().ok()?;
-    parts.next().is_none().then_some((minor, patch))
 }
 
-fn named() -> Vec<Profile> {
-    Profile::NAMES
-        .iter()
-        .filter_map(|n| Profile::by_name(n))
-        .collect()
-}
-
-/// The profiles, their switches side by side, and every release range with its closest profile.
+/// The named profiles, their switches side by side, and every release range.
 fn overview() -> String {
     let mut out = String::new();
-    for p in &PROVENANCE {
-        let _ = writeln!(out, "{:6}  Kubernetes {}", p.name, p.kubernetes);
-        let _ = writeln!(out, "{:6}  commits {}", "", p.commits);
+    let profiles: Vec<Profile> = Profile::NAMES
+        .iter()
+        .filter_map(|n| Profile::by_name(n))
+        .collect();
+    for p in &profiles {
+        let _ = writeln!(out, "{:6}  {}", p.name, named_line(p));
     }
-    let profiles = named();
     let switches: Vec<_> = profiles.iter().map(Profile::switches).collect();
     let width = switches[0].iter().map(|s| s.name.len()).max().unwrap_or(0);
     let columns: Vec<usize> = switches
@@ -95,84 +90,93 @@ fn overview() -> String {
     }
     let _ = writeln!(
         out,
-        "\nKubernetes releases (details: --kubernetes 1.MINOR):"
+        "\nKubernetes releases (--profile NAME; details: --kubernetes NAME):"
     );
-    let rows = Release::all();
-    let label = rows.iter().map(|r| r.label.len()).max().unwrap_or(0);
-    for r in &rows {
-        let _ = writeln!(out, "  {:label$}  {}", r.label, closest(&r.switches));
+    let name = RELEASES.iter().map(|r| r.name.len()).max().unwrap_or(0);
+    for r in &RELEASES {
+        let same = profiles
+            .iter()
+            .find(|p| p.switches() == r.profile().switches())
+            .map_or(String::new(), |p| format!(" (= {})", p.name));
+        let _ = writeln!(
+            out,
+            "  {:name$}  {:16}  switches {}{same}{}",
+            r.name,
+            r.span(),
+            r.switch_set().label,
+            gates(r)
+        );
     }
     out
 }
 
-/// `= NAME` when a profile has exactly these switches, else the closest ones and how far.
-fn closest(switches: &Profile) -> String {
-    let distances: Vec<(usize, &str)> = named()
-        .iter()
-        .map(|p| (differences(switches, p).len(), p.name))
-        .collect();
-    let nearest = distances.iter().map(|d| d.0).min().unwrap_or(0);
-    let names: Vec<&str> = distances
-        .iter()
-        .filter(|d| d.0 == nearest)
-        .map(|d| d.1)
-        .collect();
-    match nearest {
-        0 => format!("= {}", names.join(", ")),
-        n => format!(
-            "no profile; closest {} ({n} switch(es) differ)",
-            names.join(" and ")
-        ),
+/// `; gates PodDisruptionConditions=true (locked)`: the release's gates that a profile reads.
+fn gates(r: &Release) -> String {
+    if r.gates.is_empty() {
+        return String::new();
     }
+    let gates: Vec<String> = r
+        .gates
+        .iter()
+        .map(|g| {
+            let locked = if g.locked { " (locked)" } else { "" };
+            format!("{}={}{locked}", g.gate.name(), g.default)
+        })
+        .collect();
+    format!("; gates {}", gates.join(", "))
 }
 
-/// The switches in which `profile` differs from upstream's `release`: (switch, spec id,
-/// upstream's value, the profile's value).
-fn differences(
-    release: &Profile,
-    profile: &Profile,
-) -> Vec<(&'static str, &'static str, String, String)> {
-    release
-        .switches()
-        .into_iter()
-        .zip(profile.switches())
-        .filter(|(r, p)| r.value != p.value)
-        .map(|(r, p)| (r.name, r.spec, r.value, p.value))
-        .collect()
-}
-
-/// One release: its range or ranges, upstream's switches there, and each profile's differences.
-fn release(version: &str, rows: &[Release]) -> String {
+/// One profile: its switches, its releases, and for a release profile the files it was read
+/// from with their hashes.
+fn one(profile: &Profile) -> String {
     let mut out = String::new();
-    if rows.len() > 1 {
-        let _ = writeln!(
-            out,
-            "Kubernetes {version} is in one of {} ranges; the sources do not say which:",
-            rows.len()
-        );
-    }
-    for r in rows {
-        let _ = writeln!(out, "Kubernetes {version}: {}", r.label);
-        let _ = writeln!(out, "  sources: {}", r.sources);
-        let mut profiles = named();
-        profiles.sort_by_key(|p| differences(&r.switches, p).len());
-        for p in &profiles {
-            let diff = differences(&r.switches, p);
-            if diff.is_empty() {
-                let _ = writeln!(out, "  profile {}: the same switches", p.name);
-                continue;
-            }
+    let _ = writeln!(out, "profile {}", profile.name);
+    // `v1.18` names a profile, not the minor 1.18.
+    let range = match profile.name {
+        name if Profile::NAMES.contains(&name) => None,
+        name => release_of(name),
+    };
+    match range {
+        Some(r) => {
             let _ = writeln!(
                 out,
-                "  profile {}: {} switch(es) differ:",
-                p.name,
-                diff.len()
+                "  Kubernetes {} (switch set {}){}",
+                r.span(),
+                r.switch_set().label,
+                gates(r)
             );
-            for (name, spec, upstream, ours) in diff {
+        }
+        None => {
+            let _ = writeln!(out, "  {}", named_line(profile));
+        }
+    }
+    let shared: Vec<String> = profile.releases().iter().map(|r| r.span()).collect();
+    if !shared.is_empty() {
+        let _ = writeln!(out, "  the same switches: Kubernetes {}", shared.join(", "));
+    }
+    let _ = writeln!(out, "\nswitches:");
+    for s in profile.switches() {
+        let _ = writeln!(out, "  {:22} {:20} {}", s.name, s.value, s.spec);
+    }
+    let ranges: Vec<&Release> = match range {
+        Some(r) => vec![r],
+        None => profile.releases(),
+    };
+    let mut first = true;
+    for r in ranges {
+        for pinned in r.pinned() {
+            if first {
+                let _ = writeln!(out, "\nread from (Go module cache, SHA-256):");
+                first = false;
+            }
+            let _ = writeln!(out, "  Kubernetes {}", pinned.release);
+            for f in pinned.files {
                 let _ = writeln!(
                     out,
-                    "    {name} ({spec}): upstream {upstream}, {} {ours}",
-                    p.name
+                    "    {}  {}/{}",
+                    f.sha256,
+                    f.module_dir(pinned.release),
+                    f.path
                 );
             }
         }

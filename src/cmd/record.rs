@@ -1,5 +1,5 @@
 //! `taintcheck record`: a live recording of a cluster through kube-rs, one command instead of
-//! three `kubectl --watch` pipes and `import` (specs/import.md, IMPORT-9). Pods, nodes and Events
+//! three `kubectl --watch` pipes and `import` (specs/import.md, IMPORT-10). Pods, nodes and Events
 //! are watched as kubectl watches them, until `--until` has passed or Ctrl-C, then imported into
 //! a trace by `import`'s reader; the controller client's `--kube-api-qps`/`--kube-api-burst`,
 //! when given, go into the header (TRACE-THROTTLE) so `conform` checks the trace against them.

@@ -71,7 +71,7 @@ struct JsonDeletion {
 
 pub fn run(args: RunArgs) -> Outcome {
     let scenario = super::load_scenario(&args.scenario)?;
-    let profile = args.behaviour.profile;
+    let profile = args.behaviour.profile()?;
     let clock = match args.clock {
         ClockArg::Virtual => ClockKind::Virtual,
         ClockArg::Real => ClockKind::Real,

@@ -474,3 +474,100 @@ fn a_request_without_a_token_waits_for_it() {
         );
     }
 }
+
+/// PROFILE-4 with a rate limit: a work cancelled while its PATCH waits for its token. The
+/// fixed design reads its flag when the token is granted and sends nothing (the leftover
+/// `DisruptionTarget` of issue 42, CANCEL-2); upstream's works, which read it only when they
+/// start, send the PATCH. The token stays spent: the next request waits for the one after.
+#[test]
+fn a_work_cancelled_while_it_waits_for_its_token_sends_nothing() {
+    use crate::throttle::RateLimit;
+    let view = cluster();
+    let arrivals = Arrivals::default();
+    for (profile, sends) in [(Profile::latest(), true), (Profile::fixed(), false)] {
+        let cx = |now| Context {
+            profile: &profile,
+            view: &view,
+            arrivals: &arrivals,
+            now: Time(now),
+        };
+        let key = WorkKey::new(profile.work_key, &PodKey::new("ns", "p"), &Uid("u".into()));
+        let mut q = TimedQueue::with_rate_limit(RateLimit::new(1, Duration(100), 1));
+        let id = q
+            .add_work(&key, Time(0), Time(0), Immediate::Nil, &mut vec![])
+            .unwrap();
+        // The GET took the bucket's one token; the PATCH reserved the next, at 100 ms.
+        q.bucket_mut().unwrap().reserve(Time(0));
+        assert_eq!(q.bucket_mut().unwrap().reserve(Time(0)), Time(100));
+        let patch = ApiRequest {
+            id: id.request(),
+            verb: Verb::PatchDisruptionTarget,
+            pod: key.pod.clone(),
+            uid: key.uid.clone(),
+            version: None,
+        };
+        q.work_mut(id).unwrap().phase = WorkPhase::Throttled {
+            attempt: 1,
+            request: patch,
+            fetched: None,
+            until: Time(100),
+        };
+        // The node update's cancel lands during the wait; it reports true only where the work
+        // is certain not to write again.
+        let cancelled = q.cancel_work(&key, &profile, &mut vec![]);
+        let mut out = vec![];
+        assert!(fire_timer(&mut q, id.timer(), cx(100), &mut out));
+        let patched = out
+            .iter()
+            .any(|e| matches!(e, Effect::Api(r) if r.verb == Verb::PatchDisruptionTarget));
+        assert_eq!(patched, sends, "{}: {out:?}", profile.name);
+        if !sends {
+            assert!(cancelled, "the cancel reached the waiting work");
+            assert_eq!(q.work(id).unwrap().phase, finished(Outcome::Abandoned));
+            assert!(out.contains(&Effect::Decision(Decision {
+                pod: key.pod.clone(),
+                note: Note::Suppressed,
+            })));
+            assert_eq!(q.bucket().unwrap().earliest(Time(100)), Time(200));
+        }
+    }
+}
+
+/// A DELETE waiting for its token is not in flight: under the fixed design a cancel reaches
+/// it (and reports true), and the work sends nothing when the token is granted. A DELETE
+/// already sent cannot be recalled and keeps its entry (CORE-A9).
+#[test]
+fn a_throttled_delete_is_recalled_but_a_sent_one_is_not() {
+    use crate::throttle::RateLimit;
+    let fixed = Profile::fixed();
+    let key = WorkKey::new(fixed.work_key, &PodKey::new("ns", "p"), &Uid("u".into()));
+    for throttled in [true, false] {
+        let mut q = TimedQueue::with_rate_limit(RateLimit::new(1, Duration(100), 1));
+        let id = q
+            .add_work(&key, Time(0), Time(0), Immediate::Nil, &mut vec![])
+            .unwrap();
+        let request = ApiRequest {
+            id: id.request(),
+            verb: Verb::Delete,
+            pod: key.pod.clone(),
+            uid: key.uid.clone(),
+            version: None,
+        };
+        q.work_mut(id).unwrap().phase = if throttled {
+            WorkPhase::Throttled {
+                attempt: 1,
+                request,
+                fetched: None,
+                until: Time(100),
+            }
+        } else {
+            WorkPhase::Requesting {
+                attempt: 1,
+                request,
+                fetched: None,
+            }
+        };
+        assert_eq!(q.cancel_work(&key, &fixed, &mut vec![]), throttled);
+        assert_eq!(q.entry(&key).is_some(), !throttled);
+    }
+}

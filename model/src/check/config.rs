@@ -93,6 +93,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "rate-limited-storm",
         include_str!("../../../specs/configs/rate-limited-storm.yaml"),
     ),
+    (
+        "rate-limited-cancel",
+        include_str!("../../../specs/configs/rate-limited-cancel.yaml"),
+    ),
 ];
 
 /// The environment's operations (spec ENV-*). Each consumes one unit of the budget.

@@ -1,8 +1,11 @@
 //! `check --expect FILE`: a verdict set a run must reproduce exactly. The file is a YAML (or
 //! JSON) mapping from property (spec id such as `EVICT-1`, or the full name) to `holds`,
-//! `violated`, `example-found` or `no-example`; a property it does not list is expected to hold
-//! (`always`) or to have an example (`sometimes`). So an upstream profile's file lists its known
-//! races and nothing else. Spec: CHECK-1.
+//! `violated`, `example-found`, `no-example` or `not-applicable`; a property it does not list is
+//! expected to hold (`always`) or to have an example (`sometimes`), or to be not applicable (a
+//! `sometimes` property the configuration cannot exemplify). `no-example` is met by a
+//! `not_applicable` verdict too (that property has no example either); `not-applicable` only by
+//! that verdict. So an upstream profile's file lists its known races and nothing else.
+//! Spec: CHECK-1.
 
 use super::properties::{PropertyInfo, PROPERTIES};
 use super::run::{Report, Status};
@@ -13,14 +16,15 @@ use saphyr::{Scalar, YamlData};
 /// The verdicts a file expects, one per property of the model's catalogue (the built-ins in
 /// [`PROPERTIES`] order, then the user-defined ones).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Expectation(Vec<(PropertyInfo, Status)>);
+pub struct Expectation(Vec<(PropertyInfo, Status, bool)>);
 
 /// The verdict names a file may use, and their statuses.
-const VERDICTS: [(&str, Status); 4] = [
+const VERDICTS: [(&str, Status); 5] = [
     ("holds", Status::Holds),
     ("violated", Status::Violated),
     ("example-found", Status::ExampleFound),
     ("no-example", Status::NoExample),
+    ("not-applicable", Status::NotApplicable),
 ];
 
 impl Expectation {
@@ -47,9 +51,9 @@ impl Expectation {
             let message = "expected a mapping from property to verdict".to_owned();
             return Err(Errors(vec![error(&doc, FieldPath::root(), message)]));
         };
-        let mut statuses: Vec<(PropertyInfo, Status)> = catalogue
+        let mut statuses: Vec<(PropertyInfo, Status, bool)> = catalogue
             .iter()
-            .map(|p| (*p, Status::of(p.always, !p.always, true)))
+            .map(|p| (*p, Status::of(p.always, !p.always, true), false))
             .collect();
         let mut errors = Vec::new();
         for (k, v) in entries {
@@ -92,6 +96,7 @@ impl Expectation {
                 continue;
             }
             statuses[i].1 = status;
+            statuses[i].2 = true;
         }
         if errors.is_empty() {
             Ok(Expectation(statuses))
@@ -105,9 +110,9 @@ impl Expectation {
     pub fn differences(&self, report: &Report) -> Vec<String> {
         self.0
             .iter()
-            .filter_map(|(p, expected)| {
+            .filter_map(|(p, expected, _)| {
                 let got = report.status(p.name)?;
-                (got != *expected).then(|| {
+                (!self.met(p.name, got)?).then(|| {
                     format!(
                         "{}: expected {}, got {}",
                         p.id,
@@ -127,7 +132,23 @@ impl Expectation {
 
     /// The expected verdict of the property named `name`, if the file was read for it.
     pub fn of_name(&self, name: &str) -> Option<Status> {
-        self.0.iter().find(|(p, _)| p.name == name).map(|(_, s)| *s)
+        self.0
+            .iter()
+            .find(|(p, _, _)| p.name == name)
+            .map(|(_, s, _)| *s)
+    }
+
+    /// Whether the verdict `got` of the property named `name` meets the file (`None`: not read
+    /// for it). A `not_applicable` verdict meets an unlisted `sometimes` property and
+    /// `no-example`.
+    pub fn met(&self, name: &str, got: Status) -> Option<bool> {
+        let (_, expected, listed) = self.0.iter().find(|(p, _, _)| p.name == name)?;
+        Some(
+            got == *expected
+                || (got == Status::NotApplicable
+                    && (*expected == Status::NoExample
+                        || (!listed && *expected == Status::ExampleFound))),
+        )
     }
 }
 

@@ -1,5 +1,5 @@
 //! `taintcheck report`: a violated property written up as the issue an upstream maintainer
-//! would want to read: title, affected Kubernetes versions (the profile's provenance), one
+//! would want to read: title, affected Kubernetes versions (the releases with the profile's switches), one
 //! paragraph, the configuration, the numbered timeline with times and the upstream function of
 //! each step ([`upstream`](super::upstream)), the expected behaviour and the commands that
 //! reproduce it. Deterministic (the shortest counterexample of CHECK-2, no timings), so it is
@@ -71,6 +71,14 @@ const MEANINGS: &[Meaning] = &[
                    comes in between.",
     },
     Meaning {
+        id: "CANCEL-2",
+        title: "a write for a pod after \"Cancelling deletion\" of it",
+        expected: "After the event \"Cancelling deletion of Pod ns/name\", no PATCH of its \
+                   status and no DELETE for that pod is sent unless a new eviction decision or \
+                   a new work start for it comes in between, so no DisruptionTarget condition \
+                   is left on a pod that stays.",
+    },
+    Meaning {
         id: "QUEUE-1",
         title: "a work-queue key handled twice or by the wrong shard",
         expected: "Every key in flight is in its queue's processing set and in one place, on the \
@@ -125,9 +133,22 @@ pub fn write(model: &TaintSys, property: &str, selection: &str) -> Result<String
         .ok_or(NoReport::Holds(info.id))?;
     let trace = Trace::of(model, &path);
     let profile = &model.profile;
-    let provenance = profile.provenance();
-    let versions = provenance.map_or("none: a custom profile", |p| p.kubernetes);
-    let commits = provenance.map_or("none", |p| p.commits);
+    let ranges = profile.releases();
+    let releases: Vec<String> = ranges.iter().map(|r| r.span()).collect();
+    // A patch release of the first range names it to `profiles --kubernetes` (a profile's name
+    // may not: `v1.18` there is the newest 1.18 range, `fixed` no release).
+    let files = match ranges.first() {
+        Some(r) => format!(
+            "; the upstream files it was read from: `taintcheck profiles --kubernetes 1.{}.{}`",
+            r.minor, r.patches.0
+        ),
+        None => String::new(),
+    };
+    let versions = if releases.is_empty() {
+        "none: no release has these switches".to_string()
+    } else {
+        format!("{} with default gates", releases.join(", "))
+    };
     let config = &model.config;
     let mut s = String::new();
     let _ = writeln!(
@@ -137,8 +158,7 @@ pub fn write(model: &TaintSys, property: &str, selection: &str) -> Result<String
     );
     let _ = writeln!(
         s,
-        "**Affected versions:** Kubernetes {versions} (taintcheck profile `{}`; upstream \
-         sources {commits}).\n",
+        "**Affected versions:** Kubernetes {versions} (taintcheck profile `{}`{files}).\n",
         profile.name
     );
     let _ = writeln!(s, "## What goes wrong\n");

@@ -2,7 +2,7 @@
 //! DELETE issued or applied, a decision made) and the non-vacuity witnesses are decided by the
 //! step that commits them and kept as bits of [`History`](super::state::History), which
 //! [`super::properties`] reads in every later state. Spec: EVICT-1, EVICT-2, UID-1, JUST-1,
-//! CANCEL-1, CORE-PRE, SOME-1..SOME-5 (specs/spec.md, "Properties").
+//! CANCEL-1, CANCEL-2, CORE-PRE, SOME-1..SOME-5 (specs/spec.md, "Properties").
 
 use super::action::Action;
 use super::properties::vocabulary::Timing;
@@ -11,8 +11,9 @@ use super::state::{earliest_eviction, ApiPod, SysState};
 use crate::api::{PodKey, Uid};
 use crate::core::{ApiRequest, Effect, EventKind, NodePhase, Note, Step, Verb, Worker};
 
-/// Judges the effects of one step (`before` --`action`--> `s`): EVICT-1, EVICT-2, CANCEL-1 and
-/// CORE-PRE against the caches as they are at that step, and the decisions UID-1 needs.
+/// Judges the effects of one step (`before` --`action`--> `s`): EVICT-1, EVICT-2, CANCEL-1,
+/// CANCEL-2 and CORE-PRE against the caches as they are at that step, and the decisions UID-1
+/// needs.
 /// `comparison_operators`: the profile's switch.
 pub(super) fn effects(
     s: &mut SysState,
@@ -44,11 +45,23 @@ pub(super) fn effects(
                 }
                 _ => {}
             },
-            Effect::Api(req) if req.verb == Verb::Delete => {
-                delete_issued(s, req, comparison_operators)
+            Effect::Api(req) if req.verb.is_read() => {}
+            Effect::Api(req) => {
+                write_issued(s, req);
+                if req.verb == Verb::Delete {
+                    delete_issued(s, req, comparison_operators)
+                }
             }
             _ => {}
         }
+    }
+}
+
+/// CANCEL-2 at the moment a write (the `DisruptionTarget` PATCH or a DELETE) is issued: an
+/// open "Cancelling deletion" claim on its pod makes it a write after the cancel.
+fn write_issued(s: &mut SysState, req: &ApiRequest) {
+    if s.history.cancelled.binary_search(&req.pod).is_ok() {
+        s.history.violated |= Flag::WriteAfterCancel.bit();
     }
 }
 

@@ -31,6 +31,7 @@
 
 pub mod action;
 mod answer;
+pub mod applicability;
 pub mod builder;
 pub mod config;
 pub mod display;

@@ -205,7 +205,7 @@ fn condition<const I: usize>(share: &Share, s: &SysState) -> bool {
 }
 
 /// One [`condition`] per property index: the built-ins, then the user-defined ones.
-const CONDITIONS: [fn(&Share, &SysState) -> bool; 32] = [
+const CONDITIONS: [fn(&Share, &SysState) -> bool; 33] = [
     condition::<0>,
     condition::<1>,
     condition::<2>,
@@ -238,6 +238,7 @@ const CONDITIONS: [fn(&Share, &SysState) -> bool; 32] = [
     condition::<29>,
     condition::<30>,
     condition::<31>,
+    condition::<32>,
 ];
 const _: () = assert!(PROPERTIES.len() + MAX_CUSTOM <= CONDITIONS.len());
 
@@ -510,13 +511,21 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
             }
         }
         let path = shortest.map(|(_, path)| path.clone());
+        // Every part judges applicability from the one configuration: the first part's reason.
+        let reason = p
+            .line
+            .get("reason")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .filter(|_| !p.always && path.is_none());
         properties.push(PropertyReport {
             name: p.name.to_string(),
             id: p.id.to_string(),
             kind: if p.always { "always" } else { "sometimes" },
-            status: Status::of(p.always, path.is_some(), complete),
+            status: Status::judged(p.always, path.is_some(), complete, reason.is_some()),
             counterexample: path.clone().filter(|_| p.always),
             example: path.filter(|_| !p.always),
+            reason,
         });
     }
     Ok(Merged {

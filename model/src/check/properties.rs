@@ -32,6 +32,8 @@ pub enum Flag {
     HonestCancel = 4,
     /// CORE-PRE violated.
     CorePrecondition = 5,
+    /// CANCEL-2 violated.
+    WriteAfterCancel = 6,
 }
 
 /// A bit of `History::witnessed`.
@@ -87,6 +89,7 @@ pub const PROPERTIES: &[PropertyInfo] = &[
     info("UID-1 uid safety", "UID-1", true),
     info("JUST-1 justified by the api since bind", "JUST-1", true),
     info("CANCEL-1 honest cancel", "CANCEL-1", true),
+    info("CANCEL-2 no write after a cancel", "CANCEL-2", true),
     info(
         "QUEUE-1 queue exclusivity and shard affinity",
         "QUEUE-1",

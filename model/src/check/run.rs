@@ -7,6 +7,7 @@
 //! as a library, and the `taintcheck` CLI is only a binary.
 
 use super::action::Action;
+use super::applicability;
 use super::partition::PartitionInfo;
 use super::reduction::Reduction;
 use super::shortest;
@@ -128,6 +129,9 @@ pub enum Status {
     NotRefuted,
     /// A `sometimes` property no state explored exemplifies (incomplete run).
     NoExampleYet,
+    /// A built-in `sometimes` property the configuration cannot exemplify, and without an
+    /// example ([`applicability::not_applicable`], CHECK-1): not a finding.
+    NotApplicable,
 }
 
 impl Status {
@@ -140,6 +144,7 @@ impl Status {
             Status::NoExample => "no_example",
             Status::NotRefuted => "not_refuted",
             Status::NoExampleYet => "no_example_yet",
+            Status::NotApplicable => "not_applicable",
         }
     }
 
@@ -153,6 +158,16 @@ impl Status {
             (false, true, _) => Status::ExampleFound,
             (false, false, true) => Status::NoExample,
             (false, false, false) => Status::NoExampleYet,
+        }
+    }
+
+    /// [`Status::of`], except that a `sometimes` property without a discovery that the
+    /// configuration cannot exemplify (`inapplicable`) is [`Status::NotApplicable`].
+    pub fn judged(always: bool, discovered: bool, complete: bool, inapplicable: bool) -> Status {
+        if !always && !discovered && inapplicable {
+            Status::NotApplicable
+        } else {
+            Status::of(always, discovered, complete)
         }
     }
 
@@ -182,6 +197,9 @@ pub struct PropertyReport<P = Trace, N = &'static str> {
     pub counterexample: Option<P>,
     /// The path to a witness (`sometimes` properties only).
     pub example: Option<P>,
+    /// Why the configuration cannot exemplify it ([`Status::NotApplicable`] only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<N>,
 }
 
 impl<P, N> PropertyReport<P, N> {
@@ -230,6 +248,14 @@ impl Report {
             Status::NotRefuted => format!("not refuted within {} states", self.unique_states),
             Status::NoExampleYet => format!("no example within {} states", self.unique_states),
             _ => s.as_str().to_string(),
+        }
+    }
+
+    /// [`Report::verdict_text`] of `p`, with the reason of a `not_applicable` verdict.
+    pub fn verdict_line(&self, p: &PropertyReport) -> String {
+        match p.reason {
+            Some(why) if p.status == Status::NotApplicable => format!("not applicable: {why}"),
+            _ => self.verdict_text(p.status),
         }
     }
 
@@ -385,13 +411,16 @@ pub(super) fn report(
         .iter()
         .map(|p| {
             let path = discoveries.get(p.name).map(|path| Trace::of(model, path));
+            let reason = applicability::not_applicable(&model.config, p.id)
+                .filter(|_| !p.always && path.is_none());
             PropertyReport {
                 name: p.name,
                 id: p.id,
                 kind: if p.always { "always" } else { "sometimes" },
-                status: Status::of(p.always, path.is_some(), complete),
+                status: Status::judged(p.always, path.is_some(), complete, reason.is_some()),
                 counterexample: path.clone().filter(|_| p.always),
                 example: path.filter(|_| !p.always),
+                reason,
             }
         })
         .collect();

@@ -351,17 +351,18 @@ impl Model for TaintSys {
             Property::always(p[4].name, |_, s| flag_clear(s, Flag::UidSafety)),
             Property::always(p[5].name, |_, s| flag_clear(s, Flag::JustifiedSinceBind)),
             Property::always(p[6].name, |_, s| flag_clear(s, Flag::HonestCancel)),
-            Property::always(p[7].name, |_, s| properties::queue_exclusive(s)),
-            Property::always(p[8].name, |_, s| {
+            Property::always(p[7].name, |_, s| flag_clear(s, Flag::WriteAfterCancel)),
+            Property::always(p[8].name, |_, s| properties::queue_exclusive(s)),
+            Property::always(p[9].name, |_, s| {
                 flag_clear(s, Flag::CorePrecondition) && !s.ctrl.precondition_violated()
             }),
-            Property::always(p[9].name, |_, s| properties::converged_when_quiescent(s)),
-            Property::always(p[10].name, |_, s| properties::no_orphaned_timer(s)),
-            Property::sometimes(p[11].name, |_, s| witnessed(s, Witness::ImmediateEviction)),
-            Property::sometimes(p[12].name, |_, s| witnessed(s, Witness::SecondsEviction)),
-            Property::sometimes(p[13].name, |_, s| witnessed(s, Witness::CancelledTimer)),
-            Property::sometimes(p[14].name, |_, s| witnessed(s, Witness::RetriedDeletion)),
-            Property::sometimes(p[15].name, |_, s| {
+            Property::always(p[10].name, |_, s| properties::converged_when_quiescent(s)),
+            Property::always(p[11].name, |_, s| properties::no_orphaned_timer(s)),
+            Property::sometimes(p[12].name, |_, s| witnessed(s, Witness::ImmediateEviction)),
+            Property::sometimes(p[13].name, |_, s| witnessed(s, Witness::SecondsEviction)),
+            Property::sometimes(p[14].name, |_, s| witnessed(s, Witness::CancelledTimer)),
+            Property::sometimes(p[15].name, |_, s| witnessed(s, Witness::RetriedDeletion)),
+            Property::sometimes(p[16].name, |_, s| {
                 witnessed(s, Witness::EvictionAfterRestart)
             }),
         ];

@@ -20,11 +20,13 @@ pub struct Source {
     pub spec: &'static str,
 }
 
-/// The controller's two files in a profile's sources (specs/upstream.md §0): the 1.18 layout
-/// under `nodelifecycle/scheduler`, or the `tainteviction` package (`latest` and `fixed`,
-/// whose design starts from it).
+/// The controller's two files in a profile's sources (specs/upstream.md §0): the layout under
+/// `nodelifecycle/scheduler` up to 1.28, or the `tainteviction` package (1.29+, `latest` and
+/// `fixed`, whose design starts from it).
 fn files(profile: &Profile) -> (&'static str, &'static str) {
-    if profile.name == "v1.18" {
+    let layout_1_18 = profile.name == "v1.18"
+        || crate::releases::release_of(profile.name).is_some_and(|r| r.minor <= 28);
+    if layout_1_18 {
         (
             "pkg/controller/nodelifecycle/scheduler/taint_manager.go",
             "pkg/controller/nodelifecycle/scheduler/timed_workers.go",

@@ -13,7 +13,7 @@ use super::output::Observe;
 use super::state::Fault;
 use super::truth::{PodStatus, TruePod, Truth, Why};
 use super::{BadInput, Error, Options, Oracle, Result};
-use crate::api::{PodKey, Uid};
+use crate::api::{NodeName, PodKey, Uid};
 use crate::core::throttle::RateLimit;
 use crate::core::ApiResult;
 use crate::profile::Profile;
@@ -197,6 +197,20 @@ impl<'a> Outcomes<'a> {
         self.env.take(r, &mut |r| feed.line(r))
     }
 
+    /// The end of the reference run: the lines still held are the environment's, and every
+    /// behaviour is explored to the scenario's `until` (again: nothing more).
+    pub fn close(&mut self) -> Result<()> {
+        let feed = &mut self.feed;
+        self.env.finish(&mut |r| feed.line(r))?;
+        self.feed.oracle.close(self.scenario.until)
+    }
+
+    /// The largest frontier of any pod so far, and the states its searches expanded.
+    pub fn cost(&self) -> (usize, u64) {
+        let oracle = &self.feed.oracle;
+        (oracle.summary().max_frontier, oracle.expanded())
+    }
+
     /// Trace lines held back now (what the first pass keeps of the trace; see [`Environment`]).
     pub fn retained(&self) -> usize {
         self.env.held.len()
@@ -204,10 +218,8 @@ impl<'a> Outcomes<'a> {
 
     /// The outcome of every incarnation, and the second pass that finds their reasons.
     pub fn finish(mut self) -> Result<Reasons<'a>> {
-        let feed = &mut self.feed;
-        self.env.finish(&mut |r| feed.line(r))?;
+        self.close()?;
         let scenario = self.scenario;
-        self.feed.oracle.close(scenario.until)?;
         let latency = scenario.runtime.api_latency;
         // The client's rate limit: every eviction may wait behind every other's requests.
         let throttled = scenario.runtime.rate_limit.map(|limit| {
@@ -251,11 +263,26 @@ impl<'a> Outcomes<'a> {
                     outcome,
                     at,
                     seen: None,
+                    decisive: None,
                 });
             }
         }
         let mut order: Vec<usize> = (0..pods.len()).collect();
         order.sort_by_key(|&i| pods[i].at);
+        let tracked = pods
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.outcome != Outcome::MustNotDelete)
+            .map(|(index, p)| {
+                let track = Track {
+                    index,
+                    since: Time::ZERO,
+                    best: None,
+                    node: None,
+                };
+                ((p.key.clone(), p.uid.clone()), track)
+            })
+            .collect();
         Ok(Reasons {
             scenario,
             profile: self.profile,
@@ -270,6 +297,8 @@ impl<'a> Outcomes<'a> {
                 order,
                 answered: 0,
                 lines: self.feed.lines,
+                tracked,
+                on_node: BTreeMap::new(),
             },
         })
     }
@@ -284,6 +313,27 @@ struct Pending {
     at: Time,
     /// The pod's situation at `at`, and whether the API still had this incarnation then.
     seen: Option<(Why, bool)>,
+    /// For a deletion: the API state that set its window, when it is not the one at `at`.
+    decisive: Option<Held>,
+}
+
+/// An API state an incarnation was in, from `since` until `until`.
+#[derive(Clone, Debug)]
+struct Held {
+    why: Why,
+    since: Time,
+    until: Time,
+}
+
+/// A deleted incarnation not read yet: since when its current API state holds, and the
+/// earlier state that explains its window best so far.
+struct Track {
+    /// Its index in `Reading::pods`.
+    index: usize,
+    since: Time,
+    best: Option<Held>,
+    /// The node it is bound to, if any.
+    node: Option<NodeName>,
 }
 
 /// The second pass: the environment's API state, rolled forward line by line, read at each
@@ -313,6 +363,11 @@ struct Reading {
     answered: usize,
     /// Environment lines the first pass saw and this pass has not.
     lines: usize,
+    /// The deleted incarnations not read yet, each with the states it went through that may
+    /// have set its window.
+    tracked: BTreeMap<(PodKey, Uid), Track>,
+    /// The tracked incarnations bound to each node (a node line changes their state).
+    on_node: BTreeMap<NodeName, BTreeSet<(PodKey, Uid)>>,
 }
 
 impl Reasons<'_> {
@@ -352,9 +407,20 @@ impl Reasons<'_> {
         let mut out = Vec::with_capacity(read.pods.len());
         for p in std::mem::take(&mut read.pods) {
             let (why, present) = p.seen.expect("every incarnation is answered at the end");
-            let because = match why.earliest() {
-                Some(_) => why.to_string(),
-                None => format!("a deletion scheduled earlier is not cancelled although {why}"),
+            let because = match (&p.decisive, why.earliest()) {
+                (None, Some(_)) => why.to_string(),
+                (None, None) => {
+                    format!("a deletion scheduled earlier is not cancelled although {why}")
+                }
+                (Some(then), Some(_)) => format!(
+                    "{} (as the API showed it from {} to {}); at {}: {why}",
+                    then.why, then.since, then.until, p.at
+                ),
+                (Some(then), None) => format!(
+                    "{} (as the API showed it from {} to {}); the deletion scheduled then is \
+                     not cancelled although at {} {why}",
+                    then.why, then.since, then.until, p.at
+                ),
             };
             let because = match self.throttled {
                 Some((limit, wait)) if wait > Duration::ZERO => format!(
@@ -397,6 +463,31 @@ impl Reading {
     fn apply(&mut self, r: TraceRecord) {
         self.lines = self.lines.wrapping_sub(1);
         self.answer(Some(r.t));
+        let changed: Vec<(PodKey, Uid)> = match &r.event {
+            TraceEvent::NodeAdded { node, .. } | TraceEvent::NodeModified { node, .. } => self
+                .on_node
+                .get(&node.name)
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default(),
+            TraceEvent::NodeDeleted { name, .. } => self
+                .on_node
+                .get(name)
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default(),
+            TraceEvent::PodAdded { pod, .. } | TraceEvent::PodModified { pod, .. } => {
+                vec![(pod.key.clone(), pod.uid.clone())]
+            }
+            TraceEvent::PodDeleted {
+                namespace,
+                name,
+                uid,
+                ..
+            } => vec![(PodKey::new(namespace, name), uid.clone())],
+            _ => Vec::new(),
+        };
+        for id in &changed {
+            self.offer(id, r.t);
+        }
         match r.event {
             TraceEvent::NodeAdded { node, .. } | TraceEvent::NodeModified { node, .. } => {
                 self.world.put_node(Arc::new(node), r.t)
@@ -409,8 +500,23 @@ impl Reading {
                 if let Some(old) = self.live.remove(&id) {
                     self.world.pods.insert(id.0.clone(), old);
                 }
+                let node = pod.node_name.clone();
                 self.world.put_pod(Arc::new(pod), PodStatus::default(), r.t);
                 let now = self.world.remove_pod(&id.0).expect("just stored");
+                if let Some(track) = self.tracked.get_mut(&id) {
+                    if track.node != node {
+                        if let Some(old) = track.node.take() {
+                            self.on_node.entry(old).or_default().remove(&id);
+                        }
+                        if let Some(node) = node {
+                            self.on_node
+                                .entry(node.clone())
+                                .or_default()
+                                .insert(id.clone());
+                            track.node = Some(node);
+                        }
+                    }
+                }
                 self.live.insert(id, now);
             }
             TraceEvent::PodDeleted {
@@ -423,23 +529,71 @@ impl Reading {
             }
             _ => {}
         }
+        for id in &changed {
+            if let Some(track) = self.tracked.get_mut(id) {
+                track.since = r.t;
+            }
+        }
+    }
+
+    /// The situation of incarnation `id` as the API shows it now.
+    fn why_now(&mut self, id: &(PodKey, Uid)) -> Why {
+        let Some(pod) = self.live.get(id) else {
+            return Why::Gone;
+        };
+        self.world.pods.insert(id.0.clone(), pod.clone());
+        let why = self.world.why(&id.0, self.ops);
+        self.world.remove_pod(&id.0);
+        why
+    }
+
+    /// Before the API state of tracked incarnation `id` changes at `until`: its state so far is
+    /// the one that set its window if its earliest eviction is the latest one not after the
+    /// window's start (a later state may not move a deadline already set; ORACLE-10).
+    fn offer(&mut self, id: &(PodKey, Uid), until: Time) {
+        let Some((index, since)) = self.tracked.get(id).map(|t| (t.index, t.since)) else {
+            return;
+        };
+        let at = self.pods[index].at;
+        let why = self.why_now(id);
+        let Some(e) = why.earliest().filter(|e| *e <= at) else {
+            return;
+        };
+        let track = self.tracked.get_mut(id).expect("tracked");
+        if track
+            .best
+            .as_ref()
+            .and_then(|b| b.why.earliest())
+            .is_none_or(|best| best <= e)
+        {
+            track.best = Some(Held { why, since, until });
+        }
     }
 
     /// Reads the situation of every incarnation whose instant is before `before` (all: `None`).
     fn answer(&mut self, before: Option<Time>) {
         while let Some(&i) = self.order.get(self.answered) {
-            let p = &mut self.pods[i];
+            let p = &self.pods[i];
             if before.is_some_and(|t| p.at >= t) {
                 break;
             }
             let id = (p.key.clone(), p.uid.clone());
-            if let Some(pod) = self.live.get(&id) {
-                self.world.pods.insert(p.key.clone(), pod.clone());
+            let at = p.at;
+            let present = self.live.contains_key(&id);
+            let why = self.why_now(&id);
+            // The state now competes with the earlier ones: a later state with the same
+            // earliest eviction is the one to cite.
+            if let Some(track) = self.tracked.remove(&id) {
+                let now_e = why.earliest().filter(|e| *e <= at);
+                let earlier = track
+                    .best
+                    .filter(|b| now_e.is_none_or(|now| b.why.earliest() > Some(now)));
+                self.pods[i].decisive = earlier;
+                if let Some(node) = track.node {
+                    self.on_node.entry(node).or_default().remove(&id);
+                }
             }
-            let present = self.world.uid(&p.key) == Some(&p.uid);
-            let why = self.world.why(&p.key, self.ops);
-            self.world.remove_pod(&p.key);
-            p.seen = Some((why, present));
+            self.pods[i].seen = Some((why, present));
             self.answered += 1;
         }
     }

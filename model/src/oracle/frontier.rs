@@ -304,11 +304,17 @@ impl Machine {
         search: &mut Search,
         death: &mut Option<Death>,
     ) -> Vec<State> {
-        let Search { stack, seen, sc } = search;
+        let Search {
+            stack,
+            seen,
+            sc,
+            expanded,
+        } = search;
         let mut visited = Visited::new(seen);
         visited.admit(&mut from, stack);
         let mut out = from;
         while let Some(s) = stack.pop() {
+            *expanded += 1;
             if let Some((head, from)) = self.overdue(&s, now) {
                 record(death, now, head, from);
                 continue;
@@ -406,6 +412,7 @@ impl Machine {
             stack,
             seen: fingerprints,
             sc,
+            expanded,
         } = search;
         let mut visited = Visited::new(fingerprints);
         let mut from = from;
@@ -413,6 +420,7 @@ impl Machine {
         let mut out = from;
         let in_flight = |s: &State| s.events.iter().position(|(_, e)| seen.shows(e));
         while let Some(mut s) = stack.pop() {
+            *expanded += 1;
             if let Some(i) = in_flight(&s) {
                 s.events.remove(i);
                 out.push(s);
@@ -547,6 +555,8 @@ pub struct Search {
     /// The fingerprints [`Visited`] keeps.
     seen: HashSet<u64, FxBuild>,
     sc: Scratch,
+    /// States expanded by every search so far: the oracle's work, counted rather than timed.
+    pub expanded: u64,
 }
 
 /// The buffers of one state's expansion.

@@ -278,6 +278,12 @@ impl Oracle {
         }
     }
 
+    /// The states the frontiers' searches have expanded so far: what checking cost, in a
+    /// measure that does not move with the machine's load.
+    pub fn expanded(&self) -> u64 {
+        self.search.expanded
+    }
+
     /// The instant of the last line fed.
     pub fn last_time(&self) -> Option<Time> {
         self.last

@@ -141,7 +141,7 @@ impl Throttle {
 pub fn longest_wait(limit: RateLimit, profile: &Profile, evictions: usize) -> Duration {
     let per_eviction = match profile.delete_sequence {
         DeleteSequence::DeleteOnly => 1,
-        DeleteSequence::GetPatchDelete => 3,
+        DeleteSequence::GetApplyDelete | DeleteSequence::GetPatchDelete => 3,
         DeleteSequence::LiveReadPatchDelete => 4,
     };
     let mut bucket = Bucket::new(limit);

@@ -1,7 +1,7 @@
 //! The API server's state as the trace shows it, with the instants explanations need: since when
 //! each NoExecute taint has been on its node and since when each pod has been bound to its node.
 
-use crate::api::{Name, Node, NodeName, Pod, PodKey, ResourceVersion, Taint, TaintEffect, Uid};
+use crate::api::{Name, Node, NodeName, Pod, PodKey, ResourceVersion, Taint, TaintEffect};
 use crate::fx::FxBuild;
 use crate::matching::{earliest_eviction, used_time, TolerationTime};
 use crate::time::{Duration, Time};
@@ -169,9 +169,12 @@ impl Truth {
             },
         }
     }
+}
 
-    /// The uid of the pod called `key`, if the API server has it.
-    pub fn uid(&self, key: &PodKey) -> Option<&Uid> {
+impl Truth {
+    /// The uid of the pod called `key`, if the API server has it (the tests read it).
+    #[cfg(test)]
+    pub fn uid(&self, key: &PodKey) -> Option<&crate::api::Uid> {
         self.pods.get(key).map(|p| &p.pod.uid)
     }
 }
@@ -336,7 +339,7 @@ pub fn seconds_text(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::Toleration;
+    use crate::api::{Toleration, Uid};
 
     fn taint(spec: &str) -> Taint {
         let (key, value) = spec.split_once('=').unwrap_or((spec, ""));

@@ -6,7 +6,7 @@
 //! `stageTimestamp`. Spec: IMPORT-4, IMPORT-5.
 
 use super::kubectl::parse;
-use super::{events, stamp, Change, Collected, Object, Rank, Settings, Skip, Stamp};
+use super::{events, stamp, Change, Collected, Object, Rank, Seen, Settings, Skip, Stamp};
 use crate::api::{ResourceVersion, Uid};
 use crate::trace::{RequestVerb, ResponseResult, TraceEvent};
 use serde_json::Value;
@@ -95,8 +95,14 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
     }
 }
 
-/// A write to a pod or a node by anyone: a change, when the entry carries the stored object.
+/// A write to a pod or a node by anyone: a change, when the entry carries the stored object. A
+/// read makes no change, but the object it returns may be one the recording shows first
+/// (IMPORT-9).
 fn write(c: &mut Collected, v: &Value, verb: &str, code: i64, done: Stamp) -> Result<(), String> {
+    if matches!(verb, "get" | "list") {
+        c.skip(Skip::Read);
+        return read(c, v, code, done);
+    }
     if !matches!(verb, "create" | "update" | "patch" | "delete") {
         c.skip(Skip::Read);
         return Ok(());
@@ -105,20 +111,10 @@ fn write(c: &mut Collected, v: &Value, verb: &str, code: i64, done: Stamp) -> Re
         c.skip(Skip::FailedWrite);
         return Ok(());
     }
-    let response = v.get("responseObject");
-    let object = match response.and_then(|o| o.get("kind")).and_then(Value::as_str) {
-        Some("Pod") => Object::Pod(Box::new(
-            parse(response.unwrap_or(&Value::Null), "Pod")
-                .map_err(|e| format!("responseObject.{e}"))?,
-        )),
-        Some("Node") => Object::Node(Box::new(
-            parse(response.unwrap_or(&Value::Null), "Node")
-                .map_err(|e| format!("responseObject.{e}"))?,
-        )),
-        _ => {
-            c.skip(Skip::NoObject);
-            return Ok(());
-        }
+    let response = v.get("responseObject").unwrap_or(&Value::Null);
+    let Some(object) = object(response).map_err(|e| format!("responseObject.{e}"))? else {
+        c.skip(Skip::NoObject);
+        return Ok(());
     };
     // A DELETE's response is the object: still there (Terminating) while a grace period runs.
     let gone = verb == "delete"
@@ -126,12 +122,78 @@ fn write(c: &mut Collected, v: &Value, verb: &str, code: i64, done: Stamp) -> Re
             Object::Pod(p) => p.metadata.deletion_grace_period_seconds.unwrap_or(0) == 0,
             Object::Node(_) => true,
         };
+    let seen = if verb == "create" {
+        Seen::Created
+    } else {
+        Seen::Changed
+    };
     c.changes.push(Change {
         object,
         gone,
+        seen,
         at: Some(done),
     });
     Ok(())
+}
+
+/// A successful `get` or `list` of pods or nodes whose response is logged: each object it
+/// returns, as stored when it was read.
+fn read(c: &mut Collected, v: &Value, code: i64, done: Stamp) -> Result<(), String> {
+    let Some(response) = v
+        .get("responseObject")
+        .filter(|_| (200..300).contains(&code))
+    else {
+        return Ok(());
+    };
+    let kind = response.get("kind").and_then(Value::as_str).unwrap_or("");
+    let items: Vec<(String, Value)> = match kind {
+        "PodList" | "NodeList" => {
+            let Some(items) = response.get("items").and_then(Value::as_array) else {
+                return Err(
+                    "responseObject.items: Required value: a List holds its objects in \
+                            `items`"
+                        .into(),
+                );
+            };
+            // A list's items carry neither kind nor apiVersion: the list's own say what they are.
+            let api_version = response.get("apiVersion").cloned().unwrap_or(Value::Null);
+            let item_kind = Value::from(kind.trim_end_matches("List"));
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let mut item = item.clone();
+                    if let Some(o) = item.as_object_mut() {
+                        o.entry("kind").or_insert_with(|| item_kind.clone());
+                        o.entry("apiVersion").or_insert_with(|| api_version.clone());
+                    }
+                    (format!("responseObject.items[{i}]"), item)
+                })
+                .collect()
+        }
+        _ => vec![("responseObject".to_string(), response.clone())],
+    };
+    for (path, item) in items {
+        if let Some(object) = object(&item).map_err(|e| format!("{path}.{e}"))? {
+            c.changes.push(Change {
+                object,
+                gone: false,
+                seen: Seen::Read,
+                at: Some(done),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The Pod or Node a logged object is, checked (IMPORT-1); `None` for anything else (a
+/// `Status`, another kind).
+fn object(v: &Value) -> Result<Option<Object>, String> {
+    Ok(match v.get("kind").and_then(Value::as_str) {
+        Some("Pod") => Some(Object::Pod(Box::new(parse(v, "Pod")?))),
+        Some("Node") => Some(Object::Node(Box::new(parse(v, "Node")?))),
+        _ => None,
+    })
 }
 
 /// One of the controller's requests on a pod, and the API server's answer; its write, if it
@@ -153,6 +215,13 @@ fn request(
         // pods' Ready condition; the taint manager's patch sets DisruptionTarget.
         ("patch", "status") if body.is_none_or(|b| b.to_string().contains("DisruptionTarget")) => {
             RequestVerb::Patch
+        }
+        // Its other writes (the node lifecycle controller's `Ready` condition) are changes as
+        // anyone's; its informers' lists may show pods first.
+        ("create" | "update" | "patch" | "delete", _) => return write(c, v, verb, code, done),
+        ("list", _) => {
+            c.skip(Skip::OtherRequest);
+            return read(c, v, code, done);
         }
         _ => {
             c.skip(Skip::OtherRequest);
@@ -213,7 +282,7 @@ fn request(
         },
     ));
     if trace_verb == RequestVerb::Get {
-        return Ok(());
+        return read(c, v, code, done);
     }
     write(c, v, verb, code, done)
 }

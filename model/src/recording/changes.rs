@@ -1,9 +1,11 @@
 //! Changes to pods and nodes, in resourceVersion order, into TRACE-3 lines: only what taint
 //! eviction reads (a kubelet heartbeat makes no line), each dated by the audit log's instant or,
 //! from kubectl alone, by the object's own times (IMPORT-2). Dates never go backwards along the
-//! resourceVersion order, so `conform` reads the trace as the API server stored it.
+//! resourceVersion order, so `conform` reads the trace as the API server stored it. An object the
+//! recording first shows in a change that is not its creation existed before: it is added at
+//! the instant its own times say it has been as shown (IMPORT-9).
 
-use super::{Change, Collected, Object, Rank, Skip, Stamp};
+use super::{Change, Collected, Object, Rank, Seen, Skip, Stamp};
 use crate::api::{Node, NodeName, Pod, PodKey};
 use crate::manifest::convert::{node_from_k8s, pod_from_k8s};
 use crate::time::Time;
@@ -25,19 +27,45 @@ struct PodState {
 pub struct Objects {
     nodes: BTreeMap<NodeName, Node>,
     pods: BTreeMap<PodKey, PodState>,
-    /// The trace lines: non-decreasing instants.
+    /// The trace lines, in the order they were made (sorted by instant when the trace is
+    /// built).
     pub lines: Vec<(Stamp, Rank, TraceEvent)>,
+    /// The instant of the latest change dated in resourceVersion order: no later change is
+    /// dated before it.
+    floor: Option<Stamp>,
 }
 
 impl Objects {
     /// Dates a change and records it: its own instant if the source knew it, else `dated`,
     /// never before the previous line (whose time a change without any time gets).
     fn push(&mut self, c: &mut Collected, at: Option<Stamp>, dated: Option<Time>, e: TraceEvent) {
-        let last = self.lines.last().map(|l| l.0);
-        let t = match (at.or(dated.map(Stamp::from)), last) {
+        let t = match (at.or(dated.map(Stamp::from)), self.floor) {
             (Some(t), Some(last)) => t.max(last),
             (Some(t), None) => t,
             (None, last) => last.unwrap_or_else(|| c.latest.unwrap_or(Time::ZERO).into()),
+        };
+        self.floor = Some(t);
+        c.saw(t.t);
+        self.lines.push((t, Rank::Change, e));
+    }
+
+    /// The line of an object first shown by a change that is not its creation, or by a read: it
+    /// existed before, as shown, since the instant its own times give (`own`), no later than
+    /// the sighting (`at`). Not held to the resourceVersion order: its version is only the one
+    /// first shown (IMPORT-9).
+    fn first_seen(
+        &mut self,
+        c: &mut Collected,
+        at: Option<Stamp>,
+        own: Option<Time>,
+        e: TraceEvent,
+    ) {
+        let t = match (own.map(Stamp::from), at) {
+            (Some(own), Some(at)) => own.min(at),
+            (Some(t), None) | (None, Some(t)) => t,
+            (None, None) => self
+                .floor
+                .unwrap_or_else(|| c.latest.unwrap_or(Time::ZERO).into()),
         };
         c.saw(t.t);
         self.lines.push((t, Rank::Change, e));
@@ -54,14 +82,32 @@ impl Objects {
     fn node(&mut self, c: &mut Collected, change: &Change, n: &k8s::Node) {
         let node = node_from_k8s(n);
         let rv = resource_version(&n.metadata);
-        if change.gone {
-            if self.nodes.remove(&node.name).is_some() {
-                let dated = deletion_time(&n.metadata);
-                let name = node.name;
-                self.push(c, change.at, dated, TraceEvent::NodeDeleted { rv, name });
-            } else {
-                c.skip(Skip::UnseenDeletion);
+        if change.seen != Seen::Created && !self.nodes.contains_key(&node.name) {
+            // Its taints have been there since they were added; else since it was created.
+            let own = node
+                .taints
+                .iter()
+                .filter_map(|t| t.time_added)
+                .max()
+                .or_else(|| write_time(&n.metadata, |m| mentions(m, "f:taints")))
+                .or_else(|| meta_time(n.metadata.creation_timestamp.as_ref()));
+            let added = TraceEvent::NodeAdded {
+                rv,
+                node: node.clone(),
+            };
+            self.first_seen(c, change.at, own, added);
+            self.nodes.insert(node.name.clone(), node.clone());
+            if change.seen == Seen::Read {
+                return;
             }
+        } else if change.seen == Seen::Read {
+            return;
+        }
+        if change.gone {
+            self.nodes.remove(&node.name);
+            let dated = deletion_time(&n.metadata);
+            let name = node.name;
+            self.push(c, change.at, dated, TraceEvent::NodeDeleted { rv, name });
             return;
         }
         let old = self.nodes.insert(node.name.clone(), node.clone());
@@ -97,27 +143,48 @@ impl Objects {
         let pod = pod_from_k8s(p);
         let rv = resource_version(&p.metadata);
         let key = pod.key.clone();
-        if change.gone {
-            match self.pods.remove(&key) {
-                Some(old) => {
-                    let dated = deletion_time(&p.metadata);
-                    let event = TraceEvent::PodDeleted {
-                        rv,
-                        namespace: key.namespace.to_string(),
-                        name: key.name.to_string(),
-                        uid: old.pod.uid,
-                    };
-                    self.push(c, change.at, dated, event);
-                }
-                None => c.skip(Skip::UnseenDeletion),
-            }
-            return;
-        }
         let new = PodState {
             pod,
             terminating: p.metadata.deletion_timestamp.is_some(),
             disruption_target: has_disruption_target(p),
         };
+        let known = self.pods.get(&key).map(|o| o.pod.uid == new.pod.uid);
+        if change.seen != Seen::Created && known.is_none() {
+            // Its tolerations and node have been as shown since its latest spec write; the
+            // status facts the sighting shows are changes at the sighting.
+            let own = write_time(&p.metadata, is_spec_write)
+                .or_else(|| meta_time(p.metadata.creation_timestamp.as_ref()));
+            let added = TraceEvent::PodAdded {
+                rv,
+                pod: new.pod.clone(),
+            };
+            self.first_seen(c, change.at, own, added);
+            let before = PodState {
+                pod: new.pod.clone(),
+                terminating: false,
+                disruption_target: false,
+            };
+            let plain = before == new;
+            self.pods.insert(key.clone(), before);
+            if change.seen == Seen::Read && plain {
+                return;
+            }
+        } else if change.seen == Seen::Read && known == Some(true) {
+            return;
+        }
+        if change.gone {
+            if let Some(old) = self.pods.remove(&key) {
+                let dated = deletion_time(&p.metadata);
+                let event = TraceEvent::PodDeleted {
+                    rv,
+                    namespace: key.namespace.to_string(),
+                    name: key.name.to_string(),
+                    uid: old.pod.uid,
+                };
+                self.push(c, change.at, dated, event);
+            }
+            return;
+        }
         let old = self.pods.remove(&key);
         let (event, dated) = match &old {
             None => (

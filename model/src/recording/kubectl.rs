@@ -4,7 +4,7 @@
 //! skipped. Within one file an object's resourceVersion only grows, as a watch delivers it; an
 //! older one is out of order (IMPORT-1).
 
-use super::{events, Change, Collected, Object, Skip};
+use super::{events, Change, Collected, Object, Seen, Skip};
 use k8s_openapi::api::core::v1 as k8s;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -26,7 +26,12 @@ impl Watch {
                     let object = v
                         .get("object")
                         .ok_or("object: Required value: a watch event carries its object")?;
-                    self.object(c, object, kind == "DELETED")
+                    let seen = if kind == "ADDED" {
+                        Seen::Created
+                    } else {
+                        Seen::Changed
+                    };
+                    self.object(c, object, kind == "DELETED", seen)
                         .map_err(|e| format!("object.{e}"))
                 }
                 "BOOKMARK" | "ERROR" => {
@@ -46,15 +51,21 @@ impl Watch {
                 .and_then(Value::as_array)
                 .ok_or("items: Required value: a List holds its objects in `items`")?;
             for (i, item) in items.iter().enumerate() {
-                self.object(c, item, false)
+                self.object(c, item, false, Seen::Created)
                     .map_err(|e| format!("items[{i}].{e}"))?;
             }
             return Ok(());
         }
-        self.object(c, v, false)
+        self.object(c, v, false, Seen::Created)
     }
 
-    fn object(&mut self, c: &mut Collected, v: &Value, gone: bool) -> Result<(), String> {
+    fn object(
+        &mut self,
+        c: &mut Collected,
+        v: &Value,
+        gone: bool,
+        seen: Seen,
+    ) -> Result<(), String> {
         let object = match v.get("kind").and_then(Value::as_str) {
             Some("Node") => Object::Node(Box::new(parse(v, "Node")?)),
             Some("Pod") => Object::Pod(Box::new(parse(v, "Pod")?)),
@@ -76,6 +87,7 @@ impl Watch {
                 c.changes.push(Change {
                     object,
                     gone,
+                    seen,
                     at: None,
                 });
                 Ok(())

@@ -77,7 +77,10 @@ struct SymmetryRatio {
 }
 
 pub fn model(b: &ModelBench) -> ExitCode {
-    let profile = b.behaviour.profile;
+    let profile = match b.behaviour.profile() {
+        Ok(p) => p,
+        Err(failure) => return failure.report(),
+    };
     let builtin = |name: &str| CheckConfig::builtin(name).expect("a built-in configuration");
     let mut three = builtin("three-pods");
     three.budget = b.symmetry_budget;

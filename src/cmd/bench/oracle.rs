@@ -77,7 +77,10 @@ struct OracleResult {
 }
 
 pub fn oracle(b: &OracleBench) -> ExitCode {
-    let profile = b.behaviour.profile;
+    let profile = match b.behaviour.profile() {
+        Ok(p) => p,
+        Err(failure) => return failure.report(),
+    };
     let path = b
         .trace
         .clone()

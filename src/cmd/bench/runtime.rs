@@ -93,7 +93,10 @@ struct LatenessResult {
 }
 
 pub fn runtime(args: &RuntimeBench) -> ExitCode {
-    let profile = args.behaviour.profile;
+    let profile = match args.behaviour.profile() {
+        Ok(p) => p,
+        Err(failure) => return failure.report(),
+    };
     let rate_limit = args
         .qps
         .zip(args.burst)

@@ -2,7 +2,8 @@
 //! property. A case fails on what makes the run exit 1: with `--expect`, a verdict other than
 //! the expected one; without, what `--gate` fails on. The failure's message is the verdict, its
 //! text the shortest path. An incomplete run's unrefuted `always` property is skipped: it was
-//! not shown to hold. Spec: CHECK-1.
+//! not shown to hold; so is a `sometimes` property the configuration cannot exemplify, with its
+//! reason. Spec: CHECK-1.
 
 use taintcheck_model::check::expectation::Expectation;
 use taintcheck_model::check::run::{PropertyReport, Report, Status};
@@ -74,7 +75,8 @@ fn case(r: &Report, p: &PropertyReport, expectation: Option<&Expectation>) -> Ca
             let expected = e
                 .of_name(p.name)
                 .expect("the expectation was read for the reported properties");
-            (p.status != expected).then(|| format!("{verdict}: expected {}", expected.as_str()))
+            let met = e.met(p.name, p.status).unwrap_or(false);
+            (!met).then(|| format!("{verdict}: expected {}", expected.as_str()))
         }
         None => p.status.fails_gate().then(|| verdict.clone()),
     };
@@ -84,6 +86,7 @@ fn case(r: &Report, p: &PropertyReport, expectation: Option<&Expectation>) -> Ca
             text: p.path().map(|t| t.text()).unwrap_or_default(),
         },
         None if p.status == Status::NotRefuted => Case::Skipped(verdict),
+        None if p.status == Status::NotApplicable => Case::Skipped(r.verdict_line(p)),
         None => Case::Passed,
     }
 }

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+)
+
+// startEtcd runs a single-member etcd on two free 127.0.0.1 ports with its data in dir/etcd.
+// Fsync is off: the data is a test cluster's and start-up speed matters more than durability.
+func startEtcd(dir string) (*embed.Etcd, string, error) {
+	clientPort, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	peerPort, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	client := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", clientPort)}
+	peer := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", peerPort)}
+
+	cfg := embed.NewConfig()
+	cfg.Name = "controlplane"
+	cfg.Dir = filepath.Join(dir, "etcd")
+	cfg.ListenClientUrls = []url.URL{client}
+	cfg.AdvertiseClientUrls = []url.URL{client}
+	cfg.ListenPeerUrls = []url.URL{peer}
+	cfg.AdvertisePeerUrls = []url.URL{peer}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	cfg.LogLevel = "warn"
+	cfg.LogOutputs = []string{"stderr"}
+	cfg.UnsafeNoFsync = true
+
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("starting etcd: %w", err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+		return e, client.String(), nil
+	case err := <-e.Err():
+		e.Close()
+		return nil, "", fmt.Errorf("etcd: %w", err)
+	case <-time.After(60 * time.Second):
+		e.Close()
+		return nil, "", fmt.Errorf("etcd not ready after 60s")
+	}
+}
