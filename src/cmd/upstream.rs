@@ -22,6 +22,7 @@ use taintcheck_model::core::throttle::RateLimit;
 use taintcheck_model::oracle::expect::{envelope, Outcome as Envelope, PodEnvelope};
 use taintcheck_model::oracle::{Error as OracleError, Options, Oracle};
 use taintcheck_model::profile::Profile;
+use taintcheck_model::releases;
 use taintcheck_model::recording::{import_with, Settings};
 use taintcheck_model::scenario::{Deletion, RunCheck, Scenario};
 use taintcheck_model::time::{Duration, Time};
@@ -36,7 +37,7 @@ pub struct UpstreamArgs {
     /// The Kubernetes release whose controller runs (default: the newest built).
     #[arg(long, value_name = "1.X.Y")]
     kubernetes: Option<String>,
-    /// The profile that judges the trace (default: v1.18 for 1.18.x, else latest).
+    /// The profile that judges the trace (default: the release's own, with `--feature-gates`).
     #[arg(long, value_parser = profile_parser())]
     profile: Option<Profile>,
     /// D in ms for `conform` and the envelope: an API change reaches the controller, and a due
@@ -123,7 +124,10 @@ pub fn run(args: &UpstreamArgs) -> Outcome {
         })?,
     };
     let controller = bins.controller(&version).map_err(Failure::usage)?;
-    let profile = args.profile.unwrap_or_else(|| profile_for(&version));
+    let profile = match args.profile {
+        Some(profile) => profile,
+        None => profile_for(&version, args.feature_gates.as_deref())?,
+    };
     let (dir, temporary) = match &args.keep {
         Some(dir) => (dir.clone(), false),
         None => (
@@ -156,13 +160,25 @@ pub fn run(args: &UpstreamArgs) -> Outcome {
     })
 }
 
-/// The profile that mirrors a release, until every release has its own.
-fn profile_for(version: &str) -> Profile {
-    if version.starts_with("1.18.") {
-        Profile::v1_18()
-    } else {
-        Profile::latest()
-    }
+/// Which of a scenario's `expect` blocks (keyed by the named profiles) a profile meets: the
+/// named profile with the same switches (`v1.18` for 1.18.0 to 1.18.8, `latest` for 1.35 and
+/// later), else its own name, which no block has, so only `all` applies.
+fn expectation_key(profile: &Profile) -> &'static str {
+    Profile::NAMES
+        .into_iter()
+        .find(|n| Profile::by_name(n).is_some_and(|p| p.switches() == profile.switches()))
+        .unwrap_or(profile.name)
+}
+
+/// The profile of the release whose controller runs, with the gates it is given (PROFILE-R3).
+fn profile_for(version: &str, gates: Option<&str>) -> Result<Profile, Failure> {
+    let range = releases::Release::parse(version)
+        .map_err(|e| Failure::usage(format!("Kubernetes {version}: {e}")))?;
+    let gates = releases::parse_gates(gates.unwrap_or(""))
+        .map_err(|e| Failure::usage(format!("--feature-gates: {e}")))?;
+    range
+        .with_gates(&gates)
+        .map_err(|e| Failure::usage(format!("--feature-gates: Kubernetes {version}: {e}")))
 }
 
 fn run_all(
@@ -274,7 +290,7 @@ fn judge(
     };
 
     let in_scenario = in_scenario_time(&trace, recording);
-    let mut check = RunCheck::new(scenario.expectations_for(profile.name));
+    let mut check = RunCheck::new(scenario.expectations_for(expectation_key(profile)));
     for r in &in_scenario {
         check.record(r);
     }
