@@ -290,7 +290,7 @@ fn judge(
     };
 
     let in_scenario = in_scenario_time(&trace, recording);
-    let mut check = RunCheck::new(scenario.expectations_for(expectation_key(profile)));
+    let mut check = RunCheck::new(scenario.expectations_for(expectation_key(&profile)));
     for r in &in_scenario {
         check.record(r);
     }
