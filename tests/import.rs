@@ -558,3 +558,66 @@ fn a_real_kube_apiserver_audit_log_imports_and_conforms() {
         assert_eq!(out.status.code(), Some(0), "{profile}: {verdict}");
     }
 }
+
+/// Seconds since midnight of an RFC 3339 instant in UTC (`…T22:04:01.5Z`), in microseconds.
+fn micros_of_day(instant: &str) -> i64 {
+    let time = instant.split('T').nth(1).unwrap().trim_end_matches('Z');
+    let mut parts = time.split(':');
+    let mut field = || parts.next().unwrap();
+    let (h, m, s): (i64, i64, f64) = (
+        field().parse().unwrap(),
+        field().parse().unwrap(),
+        field().parse().unwrap(),
+    );
+    (h * 3600 + m * 60) * 1_000_000 + (s * 1e6).round() as i64
+}
+
+/// A bind writes no `managedFields` entry, and its audit entry's response is a Status: the
+/// watch shows the pod on its node, the audit log's `pods/binding` create dates it (IMPORT-2).
+/// `upstream-bind` is `taintcheck upstream`'s real run of `rt-bind-to-tainted-node` on
+/// kube-apiserver and the taint-eviction controller of 1.37.2 (the run's audit entries and pod
+/// watch, unedited): the pods are created at 0 s and bound at 1 s, and the controller deletes
+/// `pending` milliseconds after the bind. Dated by the pod's creation instead, the bind would
+/// come a second early, and the deletion a second late for `conform`.
+#[test]
+fn a_bind_is_dated_by_its_binding_audit_entry() {
+    let dir = "tests/fixtures/recordings/upstream-bind";
+    let audit = format!("{dir}/audit.log");
+    let trace = scratch("upstream-bind.ndjson");
+    let path = trace.display().to_string();
+    let out = taintcheck(&["import", &audit, &format!("{dir}/pods.json"), "-o", &path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let bind_entry = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| {
+            e["objectRef"]["subresource"] == "binding" && e["objectRef"]["name"] == "pending"
+        })
+        .expect("the audit log has the bind of `pending`");
+    let bound_at = micros_of_day(bind_entry["stageTimestamp"].as_str().unwrap()) / 1000;
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let start = micros_of_day(lines[0]["start"].as_str().unwrap()) / 1000;
+    let bind = lines
+        .iter()
+        .find(|l| {
+            l["kind"] == "pod_modified"
+                && l["pod"]["key"]["name"] == "pending"
+                && !l["pod"]["node_name"].is_null()
+        })
+        .expect("the bind of `pending`");
+    assert_eq!(bind["t"].as_i64().unwrap(), bound_at - start, "{text}");
+    let out = taintcheck(&[
+        "conform",
+        &path,
+        "--profile",
+        "1.37",
+        "--latency-bound-ms",
+        "500",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}

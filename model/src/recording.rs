@@ -260,6 +260,9 @@ pub(crate) struct Collected {
     pub event_lines: BTreeMap<(String, String), Vec<usize>>,
     /// Audit IDs seen (an entry given twice is one request).
     pub audit_ids: BTreeSet<String>,
+    /// Per pod (namespace, name), the instants of its successful `pods/binding` creates, oldest
+    /// first: they date the change that first shows the pod on its node (IMPORT-2).
+    pub binds: BTreeMap<(String, String), Vec<Stamp>>,
     pub next_request: u64,
 }
 

@@ -26,8 +26,8 @@ pub struct ImportArgs {
     /// Print `{"output", "lines", "skipped": {reason: count}}` on stdout (needs `--output`).
     #[arg(long, requires = "output")]
     json: bool,
-    /// The controller's audit user (repeatable; default: the taint-eviction-controller and, for
-    /// clusters before 1.29, the node-controller service accounts).
+    /// The controller's audit user (repeatable; default: the node-controller service account,
+    /// which kube-controller-manager gives it in every release, and taint-eviction-controller).
     #[arg(long = "controller-user", value_name = "USER")]
     controller_users: Vec<String>,
     /// When the recording ended (RFC 3339), if later than its last entry: `conform` checks

@@ -46,7 +46,9 @@ pub struct RecordArgs {
 pub fn run(args: &RecordArgs) -> Outcome {
     let until = match &args.until {
         Some(text) => {
-            Some(parse_duration(text).map_err(|e| Failure::usage(format!("--until: {e}")))?)
+            Some(parse_duration(text).ok_or_else(|| {
+                Failure::usage(format!("--until: {text:?}: expected a duration (90s, 10m)"))
+            })?)
         }
         None => None,
     };

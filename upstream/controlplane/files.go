@@ -10,7 +10,8 @@ import (
 )
 
 // auditPolicy logs what taintcheck's import reads (IMPORT-4, IMPORT-5): pods and nodes with
-// their bodies, Events with the request body, nothing else. RequestReceived is omitted: import
+// their bodies, a pod's binding (its instant dates the bind, IMPORT-2), Events with the request
+// body, nothing else. RequestReceived is omitted: import
 // reads ResponseComplete entries only, and real clusters commonly omit it too.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -19,7 +20,7 @@ rules:
 - level: RequestResponse
   resources:
   - group: ""
-    resources: ["pods", "pods/status", "nodes", "nodes/status"]
+    resources: ["pods", "pods/status", "pods/binding", "nodes", "nodes/status"]
 - level: Request
   resources:
   - group: ""

@@ -65,7 +65,21 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
     if controller {
         c.requests_given = true;
     }
+    let subresource = s("/objectRef/subresource").unwrap_or("");
     match (group, resource) {
+        ("", "pods") if subresource == "binding" => {
+            // A bind's response is a Status: the pod's change is known from elsewhere (a
+            // watch), and is dated here.
+            if verb == "create" && (200..300).contains(&code) {
+                let name = |f: &str| s(&format!("/objectRef/{f}")).unwrap_or("").to_string();
+                c.binds
+                    .entry((name("namespace"), name("name")))
+                    .or_default()
+                    .push(done);
+            }
+            c.skip(Skip::NoObject);
+            Ok(())
+        }
         ("", "pods") if controller => request(c, v, verb, code, (received, done)),
         ("", "pods") | ("", "nodes") => write(c, v, verb, code, done),
         ("", "events") | ("events.k8s.io", "events") => {

@@ -225,9 +225,18 @@ impl Objects {
             }
             Some(o) => {
                 let terminating = new.terminating && !o.terminating;
+                let bound = o.pod.node_name.is_none() && new.pod.node_name.is_some();
                 let dated = if terminating {
                     // A graceful DELETE sets deletionTimestamp to its instant plus the grace.
                     delete_request_time(&p.metadata)
+                } else if bound && change.at.is_none() {
+                    // A bind writes no managedFields entry: the audit log's `pods/binding`
+                    // create dates it (the oldest not yet used), else the latest spec write.
+                    c.binds
+                        .get_mut(&(key.namespace.to_string(), key.name.to_string()))
+                        .filter(|b| !b.is_empty())
+                        .map(|b| b.remove(0).t)
+                        .or_else(|| write_time(&p.metadata, is_spec_write))
                 } else if o.pod != new.pod {
                     write_time(&p.metadata, is_spec_write)
                 } else {
