@@ -35,7 +35,7 @@ fi
 IFS=$'\n' releases=($(printf '%s\n' "${releases[@]}" | sort -V)); unset IFS
 
 cargo build --release --quiet
-bin=target/release/taintcheck
+bin=${CARGO_TARGET_DIR:-target}/release/taintcheck
 scenarios=(specs/scenarios/realtime/*.yaml)
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
@@ -55,7 +55,7 @@ minutes=$(( ($(date +%s) - begun + 59) / 60 ))
   echo "a real kube-apiserver (\`taintcheck upstream\`, specs/upstream-harness.md); the"
   echo "verdict is \`conform\`'s on the imported audit log and watches, under the profile"
   echo "shown; *expect* is the scenario's own expectations for that profile, *envelope*"
-  echo "\`taintcheck expect\`'s outcomes (latency bound 1 s). Reproduce with"
+  echo "\`taintcheck expect\`'s outcomes (latency bound 0.5 s, the harness's default). Reproduce with"
   echo
   echo '```sh'
   echo "upstream/build.sh ${releases[*]}"

@@ -591,9 +591,7 @@ fn a_bind_is_dated_by_its_binding_audit_entry() {
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|e| {
-            e["objectRef"]["subresource"] == "binding" && e["objectRef"]["name"] == "pending"
-        })
+        .find(|e| e["objectRef"]["subresource"] == "binding" && e["objectRef"]["name"] == "pending")
         .expect("the audit log has the bind of `pending`");
     let bound_at = micros_of_day(bind_entry["stageTimestamp"].as_str().unwrap()) / 1000;
     let text = std::fs::read_to_string(&trace).unwrap();

@@ -205,7 +205,7 @@ impl Names {
                 name: name.clone(),
                 uid: uid.as_ref().map(|u| self.uid(u)),
                 node: node.as_ref().map(|n| self.scenario_node(n).into()),
-                resource_version: resource_version.clone(),
+                resource_version: *resource_version,
             },
             TraceEvent::Response {
                 id,
@@ -216,7 +216,7 @@ impl Names {
                 id: *id,
                 result: *result,
                 uid: uid.as_ref().map(|u| self.uid(u)),
-                resource_version: resource_version.clone(),
+                resource_version: *resource_version,
             },
             TraceEvent::Event {
                 namespace,

@@ -45,11 +45,9 @@ pub struct RecordArgs {
 
 pub fn run(args: &RecordArgs) -> Outcome {
     let until = match &args.until {
-        Some(text) => {
-            Some(parse_duration(text).ok_or_else(|| {
-                Failure::usage(format!("--until: {text:?}: expected a duration (90s, 10m)"))
-            })?)
-        }
+        Some(text) => Some(parse_duration(text).ok_or_else(|| {
+            Failure::usage(format!("--until: {text:?}: expected a duration (90s, 10m)"))
+        })?),
         None => None,
     };
     let (dir, temporary) = match &args.keep_watches {
