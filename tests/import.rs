@@ -559,7 +559,7 @@ fn a_real_kube_apiserver_audit_log_imports_and_conforms() {
     }
 }
 
-/// Seconds since midnight of an RFC 3339 instant in UTC (`…T22:04:01.5Z`), in microseconds.
+/// The time of day of an RFC 3339 instant in UTC (its part after `T`, up to `Z`), in microseconds.
 fn micros_of_day(instant: &str) -> i64 {
     let time = instant.split('T').nth(1).unwrap().trim_end_matches('Z');
     let mut parts = time.split(':');
