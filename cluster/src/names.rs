@@ -246,7 +246,7 @@ mod tests {
     #[test]
     fn a_run_translates_back_to_the_scenario_names() {
         let mut names = Names::new("N5_successor on a Healthy node, long name", "ab12");
-        assert_eq!(names.run(), "tc-n5-successor-on-a-healthy-nod-ab12");
+        assert_eq!(names.run(), "tc-n5-successor-on-a-healthy-node-ab12");
         let real = names.pod(&PodKey::new("default", "web-0"));
         assert_eq!(&*real.namespace, names.run());
         let other = names.namespace("kube-system");
