@@ -260,14 +260,15 @@ fn audit_and_kubectl_together_merge_duplicates() {
     assert_eq!(versions, [990, 1001, 1200, 1201], "{text}");
     assert_eq!((kinds("request"), kinds("response")), (3, 3), "{text}");
     assert_eq!(kinds("event"), 1, "{text}");
-    // The status-only change is dated by the audit log, to the millisecond: 08:05:40.541, from
-    // a start at the first line's second (the audit log's first entry, at 07:30:00).
+    // The status-only change is dated by the audit log, to the millisecond, when its PATCH was
+    // received: 08:05:40.533 (answered at .541), from a start at the first line's second (the
+    // audit log's first entry, at 07:30:00).
     assert_eq!(lines[0]["start"], "2025-11-25T07:30:00Z");
     let dt = lines
         .iter()
         .find(|l| l["disruption_target"] == true)
         .unwrap();
-    assert_eq!(dt["t"], 2_140_541, "{dt}");
+    assert_eq!(dt["t"], 2_140_533, "{dt}");
 }
 
 #[test]
@@ -573,7 +574,8 @@ fn micros_of_day(instant: &str) -> i64 {
 }
 
 /// A bind writes no `managedFields` entry, and its audit entry's response is a Status: the
-/// watch shows the pod on its node, the audit log's `pods/binding` create dates it (IMPORT-2).
+/// watch shows the pod on its node, the audit log's `pods/binding` create dates it, at its
+/// `requestReceivedTimestamp` (IMPORT-2, IMPORT-4).
 /// `upstream-bind` is `taintcheck upstream`'s real run of `rt-bind-to-tainted-node` on
 /// kube-apiserver and the taint-eviction controller of 1.37.2 (the run's audit entries and pod
 /// watch, unedited): the pods are created at 0 s and bound at 1 s, and the controller deletes
@@ -593,7 +595,7 @@ fn a_bind_is_dated_by_its_binding_audit_entry() {
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .find(|e| e["objectRef"]["subresource"] == "binding" && e["objectRef"]["name"] == "pending")
         .expect("the audit log has the bind of `pending`");
-    let bound_at = micros_of_day(bind_entry["stageTimestamp"].as_str().unwrap()) / 1000;
+    let bound_at = micros_of_day(bind_entry["requestReceivedTimestamp"].as_str().unwrap()) / 1000;
     let text = std::fs::read_to_string(&trace).unwrap();
     let lines: Vec<Value> = text
         .lines()
@@ -618,4 +620,42 @@ fn a_bind_is_dated_by_its_binding_audit_entry() {
         "500",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+/// Real runs in which upstream's controller acted on a write before the API server answered it
+/// (tests/fixtures/recordings/upstream-race/README.md): a write is dated when it was received,
+/// the earliest instant a watch can show it (IMPORT-4), so each trace conforms to its release.
+/// Dated by the answer, each had a step no legal behaviour takes.
+#[test]
+fn a_write_is_observable_from_when_it_was_received() {
+    let root = "tests/fixtures/recordings/upstream-race";
+    let runs = [
+        ("v1.19-delete-before-taint-response", "1.19"),
+        ("v1.19-cancel-before-delete-response", "1.19"),
+        ("v1.28-get-before-taint-response", "1.28"),
+        ("v1.19-delete-before-bind-response", "1.19"),
+    ];
+    for (run, profile) in runs {
+        let dir = format!("{root}/{run}");
+        let trace = scratch(&format!("upstream-race-{run}.ndjson"));
+        let path = trace.display().to_string();
+        let files: Vec<String> = ["audit.log", "pods.json", "nodes.json", "events.json"]
+            .iter()
+            .map(|f| format!("{dir}/{f}"))
+            .collect();
+        let mut args: Vec<&str> = vec!["import"];
+        args.extend(files.iter().map(String::as_str));
+        args.extend(["-o", &path]);
+        let out = taintcheck(&args);
+        assert_eq!(out.status.code(), Some(0), "{run}: {}", stderr(&out));
+        let out = taintcheck(&[
+            "conform",
+            &path,
+            "--profile",
+            profile,
+            "--latency-bound-ms",
+            "500",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{run}: {}", stdout(&out));
+    }
 }

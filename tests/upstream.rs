@@ -157,36 +157,10 @@ fn runs_on(release: &str, files: &[PathBuf]) {
     assert_eq!(out.status.code(), Some(0), "{text}");
 }
 
-/// The real-time scenarios in which the controller deletes nothing: a timer cancelled by the
-/// untaint, and the successor on a healthy node. Run on every `cargo test`; the whole corpus is
-/// the ignored test below.
-const NO_CONTROLLER_DELETION: [&str; 2] = ["rt-untaint-cancels", "rt-n5-successor-on-healthy-node"];
-
-/// On the newest release, then 1.18.6: one after the other, since each run is timed against a
-/// latency bound and two control planes at once would share the machine's cores.
+/// The whole real-time corpus on the newest release, then 1.18.6: one after the other, since
+/// each run is timed against a latency bound and two control planes at once would share the
+/// machine's cores.
 #[test]
-fn scenarios_without_a_controller_deletion_on_the_newest_release_and_1_18_6() {
-    let files: Vec<PathBuf> = realtime()
-        .into_iter()
-        .filter(|p| {
-            NO_CONTROLLER_DELETION
-                .iter()
-                .any(|n| p.file_stem().is_some_and(|s| s == *n))
-        })
-        .collect();
-    assert_eq!(files.len(), NO_CONTROLLER_DELETION.len());
-    for release in RELEASES {
-        runs_on(release, &files);
-    }
-}
-
-/// The whole real-time corpus on the newest release and 1.18.6. Ignored: in 2 of 77 runs of
-/// the release matrix (docs/upstream.md) a "Cancelling deletion" event right after the
-/// controller's own DELETE was not explained by the oracle (the informer's deletion handled
-/// before the work recorded its completion, which N2 makes legal); until that is found, the
-/// scenarios with a controller deletion would fail CI at random.
-#[test]
-#[ignore = "a rare cancel after the controller's DELETE is not yet explained (docs/upstream.md)"]
 fn realtime_corpus_on_the_newest_release_and_1_18_6() {
     for release in RELEASES {
         runs_on(release, &realtime());

@@ -1,6 +1,8 @@
 //! API server audit logs (`--audit-log-path`): `audit.k8s.io/v1` `Event` objects, one per line.
 //! From `ResponseComplete` entries: writes to pods and nodes whose response carries the object
-//! (level RequestResponse) become changes dated by `stageTimestamp`; Event objects go to
+//! (level RequestResponse) become changes dated by `requestReceivedTimestamp` (the earliest
+//! instant a watch can show them: a watcher may see the change before its writer sees the
+//! response); Event objects go to
 //! [`super::events`]; the controller's own GET, status PATCH and DELETE of pods (recognised by
 //! its user) become `request` and `response` lines at `requestReceivedTimestamp` and
 //! `stageTimestamp`. Spec: IMPORT-4, IMPORT-5.
@@ -75,13 +77,13 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
                 c.binds
                     .entry((name("namespace"), name("name")))
                     .or_default()
-                    .push(done);
+                    .push(received);
             }
             c.skip(Skip::NoObject);
             Ok(())
         }
         ("", "pods") if controller => request(c, v, verb, code, (received, done)),
-        ("", "pods") | ("", "nodes") => write(c, v, verb, code, done),
+        ("", "pods") | ("", "nodes") => write(c, v, verb, code, (received, done)),
         ("", "events") | ("events.k8s.io", "events") => {
             c.events_given = true;
             let object = ["/responseObject", "/requestObject"]
@@ -109,10 +111,17 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
     }
 }
 
-/// A write to a pod or a node by anyone: a change, when the entry carries the stored object. A
-/// read makes no change, but the object it returns may be one the recording shows first
-/// (IMPORT-9).
-fn write(c: &mut Collected, v: &Value, verb: &str, code: i64, done: Stamp) -> Result<(), String> {
+/// A write to a pod or a node by anyone: a change, when the entry carries the stored object,
+/// dated when the request was received (it is stored, and watchers may see it, from some instant
+/// between that and the response). A read makes no change, but the object it returns may be one
+/// the recording shows first (IMPORT-9).
+fn write(
+    c: &mut Collected,
+    v: &Value,
+    verb: &str,
+    code: i64,
+    (received, done): (Stamp, Stamp),
+) -> Result<(), String> {
     if matches!(verb, "get" | "list") {
         c.skip(Skip::Read);
         return read(c, v, code, done);
@@ -145,7 +154,7 @@ fn write(c: &mut Collected, v: &Value, verb: &str, code: i64, done: Stamp) -> Re
         object,
         gone,
         seen,
-        at: Some(done),
+        at: Some(received),
     });
     Ok(())
 }
@@ -232,7 +241,9 @@ fn request(
         }
         // Its other writes (the node lifecycle controller's `Ready` condition) are changes as
         // anyone's; its informers' lists may show pods first.
-        ("create" | "update" | "patch" | "delete", _) => return write(c, v, verb, code, done),
+        ("create" | "update" | "patch" | "delete", _) => {
+            return write(c, v, verb, code, (received, done))
+        }
         ("list", _) => {
             c.skip(Skip::OtherRequest);
             return read(c, v, code, done);
@@ -298,5 +309,5 @@ fn request(
     if trace_verb == RequestVerb::Get {
         return read(c, v, code, done);
     }
-    write(c, v, verb, code, done)
+    write(c, v, verb, code, (received, done))
 }
