@@ -50,6 +50,10 @@ enum Command {
     /// Record a live cluster's pods, nodes and Events through kube-rs into a trace (one
     /// command instead of three `kubectl --watch` pipes and `import`).
     Record(cmd::record::RecordArgs),
+    /// Run the reference runtime as a real controller on a cluster (the `fixed` design by
+    /// default, any profile by `--profile`): kube-rs watches, requests and Events, health and
+    /// metrics on 127.0.0.1, a graceful stop on SIGTERM (docs/deploy.md).
+    Controller(cmd::controller::ControllerArgs),
     /// Validate Pod and Node manifests as the API server would.
     Validate(cmd::validate::ValidateArgs),
     /// Explain what a node's taints mean for a pod.
@@ -109,6 +113,7 @@ fn main() -> ExitCode {
         Command::Import(args) => cmd::import::run(&args),
         Command::Upstream(args) => cmd::upstream::run(&args),
         Command::Record(args) => cmd::record::run(&args),
+        Command::Controller(args) => cmd::controller::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),
         Command::Profiles(args) => cmd::profiles::run(&args),

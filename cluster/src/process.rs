@@ -217,6 +217,8 @@ pub struct Controller {
 /// How a controller is started.
 #[derive(Clone, Debug)]
 pub struct ControllerOptions {
+    /// Arguments before the common flags (`controller --profile fixed` for taintcheck's own).
+    pub args: Vec<String>,
     /// The kubeconfig it authenticates with (its own service account's token).
     pub kubeconfig: PathBuf,
     /// `--kube-api-qps` and `--kube-api-burst` (kube-controller-manager's 20 and 30).
@@ -234,6 +236,7 @@ impl Controller {
     pub fn start(binary: &Path, options: &ControllerOptions) -> Result<Controller, Error> {
         let mut command = Command::new(binary);
         command
+            .args(&options.args)
             .arg("--kubeconfig")
             .arg(&options.kubeconfig)
             .arg("--kube-api-qps")

@@ -43,6 +43,8 @@ pub struct Release {
     pub burst: u32,
     /// `--feature-gates`.
     pub feature_gates: Option<String>,
+    /// Arguments before the common flags (taintcheck's own controller: `controller --profile P`).
+    pub args: Vec<String>,
 }
 
 /// What a run left: the files to import and when it ran.
@@ -111,6 +113,7 @@ pub async fn run(
     identity::controller_kubeconfig(client, &cluster.kubeconfig, account, &controller_config)
         .await?;
     let options = ControllerOptions {
+        args: release.args.clone(),
         kubeconfig: controller_config,
         qps: release.qps,
         burst: release.burst,

@@ -19,6 +19,7 @@ use crate::recorder::Recorder;
 use crate::schedule::Gate;
 use crate::sync::{lock, spawn, thread, wait, Arc, AtomicBool, Condvar, Mutex, Ordering};
 use crate::timers::{TimerHandle, TimerService};
+use crate::world::{PodEvent, World};
 use std::collections::{BTreeMap, BTreeSet};
 use taintcheck_model::api::{Node, Pod, PodKey};
 use taintcheck_model::check::replay::Turn;
@@ -67,7 +68,7 @@ struct State {
 /// What the incarnation shares between its threads.
 struct Shared {
     timers: TimerService,
-    api: ApiServer,
+    world: std::sync::Arc<dyn World>,
     recorder: Recorder,
     informers: Mutex<Option<Informers>>,
     state: Mutex<State>,
@@ -114,13 +115,31 @@ impl Controller {
         probe: Option<Probe>,
     ) -> Controller {
         let env = Env {
-            api,
+            world: std::sync::Arc::new(api.clone()),
             timers,
             recorder,
             lags,
             jitter: Jitter::none(),
         };
         Controller::launch(config, &env, probe, Mutation::default())
+    }
+
+    /// [`Controller::start`] against any world (a real API server: `taintcheck controller`).
+    pub fn start_in(
+        config: Config,
+        world: std::sync::Arc<dyn World>,
+        timers: &TimerService,
+        recorder: &Recorder,
+        lags: InformerLags,
+    ) -> Controller {
+        let env = Env {
+            world,
+            timers,
+            recorder,
+            lags,
+            jitter: Jitter::none(),
+        };
+        Controller::launch(config, &env, None, Mutation::default())
     }
 
     /// [`Controller::start_probed`] with its boundary bent by `mutant` (accuracy tests only).
@@ -135,7 +154,7 @@ impl Controller {
         let timers = env.timers;
         let shared = Arc::new(Shared {
             timers: timers.clone(),
-            api: env.api.clone(),
+            world: env.world.clone(),
             recorder: env.recorder.clone(),
             informers: Mutex::new(None),
             state: Mutex::new(State {
@@ -161,7 +180,7 @@ impl Controller {
         });
         let observer = shared.clone();
         let informers = Informers::start(
-            env.api,
+            env.world.clone(),
             timers,
             env.lags,
             Box::new(move |nodes, pods, now| observer.observed(nodes, pods, now)),
@@ -231,7 +250,7 @@ impl Controller {
 
 /// What an incarnation runs against.
 pub(crate) struct Env<'a> {
-    pub api: &'a ApiServer,
+    pub world: std::sync::Arc<dyn World>,
     pub timers: &'a TimerService,
     pub recorder: &'a Recorder,
     pub lags: InformerLags,
@@ -446,12 +465,21 @@ impl Shared {
         }
         for effect in effects {
             match effect {
-                Effect::Event(e) => self.record_event(TraceEvent::Event {
-                    namespace: e.pod.namespace.to_string(),
-                    name: e.pod.name.to_string(),
-                    reason: e.reason().to_string(),
-                    message: e.message(),
-                }),
+                Effect::Event(e) => {
+                    let event = PodEvent {
+                        namespace: e.pod.namespace.to_string(),
+                        name: e.pod.name.to_string(),
+                        reason: e.reason().to_string(),
+                        message: e.message(),
+                    };
+                    self.record_event(TraceEvent::Event {
+                        namespace: event.namespace.clone(),
+                        name: event.name.clone(),
+                        reason: event.reason.clone(),
+                        message: event.message.clone(),
+                    });
+                    self.world.event(event);
+                }
                 Effect::Api(request) => self.send(request, now),
                 Effect::ArmTimer { .. } | Effect::CancelTimer { .. } => {}
                 Effect::Decision(d) => self.note(&d.pod, &d.note.to_string()),
@@ -536,18 +564,19 @@ impl Shared {
         self.serve(request, trace_id, now, true);
     }
 
-    /// The API server serves `request` after its latency; the answer is recorded and, if
-    /// `awaited`, delivered to its work.
+    /// The world serves `request`; the answer is recorded and, if `awaited`, delivered to its
+    /// work.
     fn serve(self: &Arc<Self>, request: ApiRequest, trace_id: u64, now: Time, awaited: bool) {
         let me = self.clone();
-        self.timers.arm_labelled(
-            now.plus(self.api.latency()),
-            Turn::Answer(request.id),
-            Box::new(move || {
-                let answer = me.api.serve(&request);
+        let sent = request.clone();
+        self.world.send(
+            request,
+            now,
+            &self.timers,
+            Box::new(move |answer| {
                 me.recorder.record(answer.response(trace_id));
                 if awaited {
-                    me.responded(&request, answer.result);
+                    me.responded(&sent, answer.result);
                 }
             }),
         );

@@ -147,7 +147,7 @@ fn run(
     };
     // Upstream's informers list before `Run`; the runner arms everything before time moves.
     let incarnation = Incarnation {
-        api: &api,
+        world: std::sync::Arc::new(api.clone()),
         timers: &timers,
         recorder: &recorder,
         lags,
@@ -301,7 +301,7 @@ impl Env {
         }
         self.recorder.record(TraceEvent::ControllerRestarted);
         let incarnation = Incarnation {
-            api: &self.api,
+            world: std::sync::Arc::new(self.api.clone()),
             timers: &self.timers,
             recorder: &self.recorder,
             lags: self.lags,

@@ -5,9 +5,10 @@
 //! it has not delivered and those in between, and relists when it reconnects. Spec:
 //! RT-INF-1..RT-INF-3, INF-1, ENV-13.
 
-use crate::api::{ApiServer, Watch};
+use crate::api::Watch;
 use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
 use crate::timers::TimerService;
+use crate::world::World;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
 use taintcheck_model::check::replay::Turn;
@@ -122,7 +123,7 @@ struct Inner {
     streams: Mutex<BTreeMap<ObjectKind, Stream>>,
     handler: Handler,
     timers: TimerService,
-    api: ApiServer,
+    world: std::sync::Arc<dyn World>,
     /// Set when the controller that owns these informers stops (restart): late deliveries
     /// are dropped.
     stopped: AtomicBool,
@@ -139,7 +140,7 @@ impl Informers {
     /// Lists and watches both kinds; the initial list is delivered as additions after the lag,
     /// nodes first (RT-INF-1).
     pub fn start(
-        api: &ApiServer,
+        world: std::sync::Arc<dyn World>,
         timers: &TimerService,
         lags: InformerLags,
         handler: Handler,
@@ -160,17 +161,17 @@ impl Informers {
                 ])),
                 handler,
                 timers: timers.clone(),
-                api: api.clone(),
+                world: world.clone(),
                 stopped: AtomicBool::new(false),
                 watch_ids: Mutex::new(Vec::new()),
             }),
         };
         let me = informers.clone();
-        let (nodes, node_watch) = api.list_and_watch_nodes(Arc::new(move |w| {
+        let (nodes, node_watch) = world.list_and_watch_nodes(Arc::new(move |w| {
             me.schedule(ObjectKind::Nodes, Delivery::Node(w))
         }));
         let me = informers.clone();
-        let (pods, pod_watch) = api.list_and_watch_pods(Arc::new(move |w| {
+        let (pods, pod_watch) = world.list_and_watch_pods(Arc::new(move |w| {
             me.schedule(ObjectKind::Pods, Delivery::Pod(w))
         }));
         lock(&informers.inner.watch_ids).extend([node_watch, pod_watch]);
@@ -196,7 +197,7 @@ impl Informers {
     pub fn stop(&self) {
         self.inner.stopped.store(true, Ordering::SeqCst);
         for id in lock(&self.inner.watch_ids).drain(..) {
-            self.inner.api.unwatch(id);
+            self.inner.world.unwatch(id);
         }
     }
 
@@ -240,7 +241,7 @@ impl Informers {
             ObjectKind::Nodes => {
                 let fresh: BTreeMap<NodeName, Node> = self
                     .inner
-                    .api
+                    .world
                     .nodes()
                     .into_iter()
                     .map(|n| (n.name.clone(), n))
@@ -253,7 +254,7 @@ impl Informers {
             ObjectKind::Pods => {
                 let fresh: BTreeMap<PodKey, Pod> = self
                     .inner
-                    .api
+                    .world
                     .pods()
                     .into_iter()
                     .map(|p| (p.key.clone(), p))

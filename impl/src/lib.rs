@@ -1,13 +1,17 @@
 //! taintcheck-runtime: the reference runtime. It runs the sans-IO core's one composed
-//! `Controller` on real threads and timers, against an in-memory API server and informers, and
+//! `Controller` on real threads and timers, with informers, against a world ([`world`]): an
+//! in-memory API server, or a real one through kube-rs ([`kube_world`], `taintcheck controller`). It
 //! contains no eviction decision of its own (spec: specs/runtime.md).
 
 pub mod api;
 pub mod clock;
 pub mod controller;
 pub mod driver;
+pub mod health;
 pub mod informer;
 pub mod jitter;
+pub mod kube_world;
+pub mod metrics;
 pub mod mutants;
 pub mod probe;
 pub mod recorder;
@@ -17,3 +21,4 @@ pub mod storm;
 pub mod sync;
 pub mod timeline;
 pub mod timers;
+pub mod world;

@@ -150,7 +150,7 @@ impl Run {
     /// schedule says so).
     fn launch(&mut self) {
         let incarnation = Incarnation {
-            api: &self.api,
+            world: std::sync::Arc::new(self.api.clone()),
             timers: &self.timers,
             recorder: &self.recorder,
             lags: InformerLags {

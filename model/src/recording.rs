@@ -263,6 +263,9 @@ pub(crate) struct Collected {
     /// Per pod (namespace, name), the instants of its successful `pods/binding` creates, oldest
     /// first: they date the change that first shows the pod on its node (IMPORT-2).
     pub binds: BTreeMap<(String, String), Vec<Stamp>>,
+    /// Per node, the controller's GETs of pods answered with the pod on it (when answered, the
+    /// pod's namespace and name) that no GET of the node has been attributed to yet (IMPORT-5).
+    pub node_reads: BTreeMap<String, Vec<(Stamp, String, String)>>,
     pub next_request: u64,
 }
 

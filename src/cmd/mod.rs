@@ -5,6 +5,7 @@ pub mod args;
 pub mod bench;
 pub mod check;
 pub mod conform;
+pub mod controller;
 pub mod expect;
 pub mod explain;
 pub mod explore;

@@ -56,8 +56,12 @@ pub struct UpstreamArgs {
     #[arg(long)]
     port: Option<u16>,
     /// `--feature-gates` for the controller.
-    #[arg(long, value_name = "GATES")]
+    #[arg(long, value_name = "GATES", conflicts_with = "ours")]
     feature_gates: Option<String>,
+    /// Run taintcheck's own controller (`taintcheck controller --profile PROFILE`) instead of
+    /// upstream's, on the same control plane, judged under PROFILE.
+    #[arg(long, value_name = "PROFILE", value_parser = profile_parser(), conflicts_with_all = ["kubernetes", "profile"])]
+    ours: Option<Profile>,
     /// Print one JSON object per scenario.
     #[arg(long)]
     json: bool,
@@ -115,19 +119,9 @@ pub fn run(args: &UpstreamArgs) -> Outcome {
     }
     let bins = Binaries::new(&args.bin);
     let control_plane = bins.control_plane().map_err(Failure::usage)?;
-    let version = match &args.kubernetes {
-        Some(v) => v.clone(),
-        None => bins.releases().pop().ok_or_else(|| {
-            Failure::usage(format!(
-                "{}: no controller is built: run `upstream/build.sh`",
-                args.bin.display()
-            ))
-        })?,
-    };
-    let controller = bins.controller(&version).map_err(Failure::usage)?;
-    let profile = match args.profile {
-        Some(profile) => profile,
-        None => profile_for(&version, args.feature_gates.as_deref())?,
+    let (release, profile) = match args.ours {
+        Some(profile) => (ours(profile)?, profile),
+        None => upstream(args, &bins)?,
     };
     let (dir, temporary) = match &args.keep {
         Some(dir) => (dir.clone(), false),
@@ -136,20 +130,7 @@ pub fn run(args: &UpstreamArgs) -> Outcome {
             true,
         ),
     };
-    let result = run_all(
-        args,
-        &scenarios,
-        &control_plane,
-        Release {
-            version,
-            binary: controller,
-            qps: QPS,
-            burst: BURST,
-            feature_gates: args.feature_gates.clone(),
-        },
-        profile,
-        &dir,
-    );
+    let result = run_all(args, &scenarios, &control_plane, release, profile, &dir);
     if temporary {
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -172,6 +153,54 @@ fn expectation_key(profile: &Profile) -> &'static str {
 }
 
 /// The profile of the release whose controller runs, with the gates it is given (PROFILE-R3).
+/// The release's controller from `upstream/bin`, judged under `--profile` or its own.
+fn upstream(args: &UpstreamArgs, bins: &Binaries) -> Result<(Release, Profile), Failure> {
+    let version = match &args.kubernetes {
+        Some(v) => v.clone(),
+        None => bins.releases().pop().ok_or_else(|| {
+            Failure::usage(format!(
+                "{}: no controller is built: run `upstream/build.sh`",
+                args.bin.display()
+            ))
+        })?,
+    };
+    let binary = bins.controller(&version).map_err(Failure::usage)?;
+    let profile = match args.profile {
+        Some(profile) => profile,
+        None => profile_for(&version, args.feature_gates.as_deref())?,
+    };
+    let release = Release {
+        version,
+        binary,
+        qps: QPS,
+        burst: BURST,
+        feature_gates: args.feature_gates.clone(),
+        args: Vec::new(),
+    };
+    Ok((release, profile))
+}
+
+/// This very binary's `controller` command under `profile`, health on a free port.
+fn ours(profile: Profile) -> Result<Release, Failure> {
+    let binary = std::env::current_exe()
+        .map_err(|e| Failure::usage(format!("cannot find taintcheck's own binary: {e}")))?;
+    let args = [
+        "controller",
+        "--profile",
+        profile.name,
+        "--bind-address",
+        "127.0.0.1:0",
+    ];
+    Ok(Release {
+        version: format!("taintcheck --profile {}", profile.name),
+        binary,
+        qps: QPS,
+        burst: BURST,
+        feature_gates: None,
+        args: args.map(String::from).to_vec(),
+    })
+}
+
 fn profile_for(version: &str, gates: Option<&str>) -> Result<Profile, Failure> {
     let range = releases::Release::parse(version)
         .map_err(|e| Failure::usage(format!("Kubernetes {version}: {e}")))?;

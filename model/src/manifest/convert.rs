@@ -36,6 +36,18 @@ pub fn pod_from_k8s(p: &k8s::Pod) -> Pod {
     }
 }
 
+/// The pod's status has `DisruptionTarget=True` (the taint manager's PATCH, or another
+/// disruption's: the controller's GET sees either the same way).
+pub fn has_disruption_target(p: &k8s::Pod) -> bool {
+    p.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c.type_ == "DisruptionTarget" && c.status == "True")
+        })
+}
+
 /// The name and taints.
 pub fn node_from_k8s(n: &k8s::Node) -> Node {
     Node {

@@ -7,7 +7,7 @@
 
 use super::{Change, Collected, Object, Rank, Seen, Skip, Stamp};
 use crate::api::{Node, NodeName, Pod, PodKey};
-use crate::manifest::convert::{node_from_k8s, pod_from_k8s};
+use crate::manifest::convert::{has_disruption_target, node_from_k8s, pod_from_k8s};
 use crate::time::Time;
 use crate::trace::TraceEvent;
 use k8s_openapi::api::core::v1 as k8s;
@@ -309,16 +309,4 @@ fn delete_request_time(meta: &ObjectMeta) -> Option<Time> {
     let at = deletion_time(meta)?;
     let grace = meta.deletion_grace_period_seconds.unwrap_or(0);
     Some(Time(at.millis().saturating_sub(grace.saturating_mul(1000))))
-}
-
-/// The pod's status has `DisruptionTarget=True` (the taint manager's PATCH, or another
-/// disruption's: the controller's GET sees either the same way).
-fn has_disruption_target(p: &k8s::Pod) -> bool {
-    p.status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c.type_ == "DisruptionTarget" && c.status == "True")
-        })
 }

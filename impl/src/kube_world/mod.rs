@@ -1,0 +1,175 @@
+//! A real API server as the controller's world, through kube-rs: the node and pod watches
+//! mirrored for the informers ([`mirror`]), the core's requests as API calls ([`requests`]),
+//! Events as upstream's recorder writes them ([`events`]). Everything asynchronous runs on this
+//! world's own tokio runtime; the controller's threads never block on the network. Spec:
+//! RT-WORLD-2.
+
+mod events;
+mod mirror;
+mod requests;
+
+use crate::api::Watcher;
+use crate::timers::TimerService;
+use crate::world::{Answered, PodEvent, World};
+use k8s_openapi::api::core::v1 as k8s;
+use kube::{Api, Client};
+use mirror::Mirror;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_model::core::ApiRequest;
+use taintcheck_model::manifest::convert::{node_from_k8s, pod_from_k8s};
+use taintcheck_model::time::Time;
+
+/// A real API server.
+pub struct KubeWorld {
+    runtime: tokio::runtime::Runtime,
+    client: Client,
+    nodes: Arc<Mirror<NodeName, Node>>,
+    pods: Arc<Mirror<PodKey, Pod>>,
+    next_watch: AtomicU64,
+    /// Requests and Event writes not yet finished.
+    in_flight: Arc<AtomicUsize>,
+    /// The Events' source component and reporting controller.
+    component: String,
+    host: String,
+}
+
+/// Why the world could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot start the client's runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("{0}")]
+    Client(String),
+    #[error("the {kind} were not listed: {why}")]
+    NotListed { kind: &'static str, why: String },
+}
+
+impl KubeWorld {
+    /// Starts watching every node and every pod through the client `client` makes, and returns
+    /// once both are listed (within `timeout`), so that the informers start from a complete list.
+    pub fn connect<F>(
+        client: impl FnOnce() -> F,
+        component: &str,
+        timeout: Duration,
+    ) -> Result<KubeWorld, Error>
+    where
+        F: std::future::Future<Output = Result<Client, String>>,
+    {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("kube-client")
+            .enable_all()
+            .build()
+            .map_err(Error::Runtime)?;
+        let client = runtime.block_on(client()).map_err(Error::Client)?;
+        let nodes = Mirror::new();
+        let pods = Mirror::new();
+        runtime.spawn(mirror::run(
+            Api::<k8s::Node>::all(client.clone()),
+            nodes.clone(),
+            node_from_k8s,
+            |n: &Node| n.name.clone(),
+        ));
+        runtime.spawn(mirror::run(
+            Api::<k8s::Pod>::all(client.clone()),
+            pods.clone(),
+            pod_from_k8s,
+            |p: &Pod| p.key.clone(),
+        ));
+        nodes
+            .wait_synced(timeout)
+            .map_err(|why| Error::NotListed { kind: "nodes", why })?;
+        pods.wait_synced(timeout)
+            .map_err(|why| Error::NotListed { kind: "pods", why })?;
+        Ok(KubeWorld {
+            runtime,
+            client,
+            nodes,
+            pods,
+            next_watch: AtomicU64::new(1),
+            in_flight: Arc::new(AtomicUsize::new(0)),
+            component: component.into(),
+            host: hostname(),
+        })
+    }
+
+    /// Waits up to `timeout` for the requests and Event writes in flight (a graceful stop:
+    /// an Event the controller decided is written before it exits).
+    pub fn drain(&self, timeout: Duration) {
+        let until = std::time::Instant::now() + timeout;
+        while self.in_flight.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Whether both watches are healthy: `Err` names the last error of one that is failing
+    /// (it retries meanwhile).
+    pub fn health(&self) -> Result<(), String> {
+        match (self.nodes.error(), self.pods.error()) {
+            (None, None) => Ok(()),
+            (Some(e), _) | (_, Some(e)) => Err(e),
+        }
+    }
+
+    /// Runs `task` on the client's runtime, counted in flight until it ends.
+    fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        let in_flight = self.in_flight.clone();
+        in_flight.fetch_add(1, Ordering::SeqCst);
+        self.runtime.spawn(async move {
+            task.await;
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+}
+
+impl World for KubeWorld {
+    fn list_and_watch_nodes(&self, watcher: Watcher<Node>) -> (Vec<Node>, u64) {
+        let id = self.next_watch.fetch_add(1, Ordering::Relaxed);
+        (self.nodes.subscribe(id, watcher), id)
+    }
+
+    fn list_and_watch_pods(&self, watcher: Watcher<Pod>) -> (Vec<Pod>, u64) {
+        let id = self.next_watch.fetch_add(1, Ordering::Relaxed);
+        (self.pods.subscribe(id, watcher), id)
+    }
+
+    fn unwatch(&self, id: u64) {
+        self.nodes.unsubscribe(id);
+        self.pods.unsubscribe(id);
+    }
+
+    fn nodes(&self) -> Vec<Node> {
+        self.nodes.objects()
+    }
+
+    fn pods(&self) -> Vec<Pod> {
+        self.pods.objects()
+    }
+
+    /// Sent at once from the client's runtime; the answer comes back on one of its threads.
+    fn send(&self, request: ApiRequest, _now: Time, _timers: &TimerService, answered: Answered) {
+        let client = self.client.clone();
+        self.spawn(async move {
+            answered(requests::serve(&client, &request).await);
+        });
+    }
+
+    fn event(&self, event: PodEvent) {
+        let object = events::object(
+            &event,
+            &self.component,
+            &self.host,
+            k8s_openapi::jiff::Timestamp::now(),
+        );
+        self.spawn(events::write(self.client.clone(), object));
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default()
+}
