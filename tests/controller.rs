@@ -14,6 +14,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use taintcheck_cluster::process::ControlPlane;
 
+/// The tests that start a control plane take turns: runs are timed against a latency bound,
+/// and two API servers with etcd at once would share the machine's cores.
+static CONTROL_PLANE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("upstream/bin")
 }
@@ -82,6 +86,7 @@ fn the_realtime_corpus_under_fixed_and_latest_on_a_real_api_server() {
     if !control_plane_built() {
         return;
     }
+    let _turn = CONTROL_PLANE.lock().unwrap_or_else(|e| e.into_inner());
     let fixed = corpus_under("fixed");
     let _latest = corpus_under("latest");
     for scenario in ["rt-n1-timer-vs-untaint", "rt-node-deleted-timer"] {
@@ -111,6 +116,7 @@ fn health_metrics_graceful_stop_and_a_refused_token() {
     if !control_plane_built() {
         return;
     }
+    let _turn = CONTROL_PLANE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::env::temp_dir().join(format!("taintcheck-controller-{}", std::process::id()));
     let cp = ControlPlane::start(
         &bin().join("controlplane"),
