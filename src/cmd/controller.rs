@@ -128,13 +128,15 @@ pub fn run(args: &ControllerArgs) -> Outcome {
         .name("timers".into())
         .spawn(move || runner.run())
         .map_err(|e| Failure::usage(format!("cannot start the timer thread: {e}")))?;
+    // The handlers are in place before "ready": a SIGTERM right after it stops gracefully.
+    let stop = Stop::install().map_err(|e| Failure::usage(format!("cannot catch signals: {e}")))?;
     output::eprint(&format!(
         "ready taint-eviction-controller: taintcheck controller, profile {}; /healthz and \
          /metrics on http://{bound}\n",
         args.profile.name
     ));
 
-    wait_for_stop().map_err(|e| Failure::usage(format!("cannot wait for signals: {e}")))?;
+    stop.wait();
     output::eprint("stopping: no new requests; waiting for those in flight\n");
     controller.stop();
     world.drain(Duration::from_secs(5));
@@ -143,17 +145,36 @@ pub fn run(args: &ControllerArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Blocks until SIGTERM or SIGINT.
-fn wait_for_stop() -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
-        }
-        Ok(())
-    })
+/// SIGTERM and SIGINT, caught.
+struct Stop {
+    runtime: tokio::runtime::Runtime,
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl Stop {
+    fn install() -> std::io::Result<Stop> {
+        use tokio::signal::unix::{signal, SignalKind};
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let (term, int) = {
+            let _inside = runtime.enter();
+            (
+                signal(SignalKind::terminate())?,
+                signal(SignalKind::interrupt())?,
+            )
+        };
+        Ok(Stop { runtime, term, int })
+    }
+
+    /// Blocks until one of them arrives.
+    fn wait(mut self) {
+        self.runtime.block_on(async {
+            tokio::select! {
+                _ = self.term.recv() => {}
+                _ = self.int.recv() => {}
+            }
+        });
+    }
 }
