@@ -2,7 +2,8 @@
 //! plane; skipped with the reason when it is not built, failed instead under
 //! `TAINTCHECK_REQUIRE_UPSTREAM=1`): the real-time corpus under `fixed` and `latest`, judged by
 //! `conform` against the same profile; health, metrics and a graceful stop; and the errors at
-//! start. Spec: RT-WORLD-1..RT-WORLD-7.
+//! start. Spec: RT-WORLD-1..RT-WORLD-8; the hand-over between instances is
+//! tests/controller_lease.rs.
 
 mod cli_support;
 
@@ -140,11 +141,21 @@ fn health_metrics_graceful_stop_and_a_refused_token() {
         .spawn()
         .expect("taintcheck controller starts");
     let mut err = BufReader::new(child.stderr.take().unwrap());
+    // It waits for its lease, leads, then lists and is ready.
     let mut line = String::new();
-    err.read_line(&mut line).unwrap();
+    let mut before = Vec::new();
+    while err.read_line(&mut line).unwrap() > 0 && !line.starts_with("ready ") {
+        before.push(std::mem::take(&mut line));
+    }
     assert!(
         line.starts_with("ready taint-eviction-controller"),
-        "{line}"
+        "{before:?} {line}"
+    );
+    assert!(
+        before.len() == 2
+            && before[0].starts_with("waiting for the lease kube-system/taintcheck-controller as ")
+            && before[1].starts_with("leading: the lease kube-system/taintcheck-controller"),
+        "{before:?}"
     );
     let addr = line
         .rsplit("http://")

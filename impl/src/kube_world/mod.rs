@@ -1,10 +1,11 @@
 //! A real API server as the controller's world, through kube-rs: the node and pod watches
 //! mirrored for the informers ([`mirror`]), the core's requests as API calls ([`requests`]),
-//! Events as upstream's recorder writes them ([`events`]). Everything asynchronous runs on this
-//! world's own tokio runtime; the controller's threads never block on the network. Spec:
-//! RT-WORLD-2.
+//! Events as upstream's recorder writes them ([`events`]), leader election on a Lease
+//! ([`lease`]). Everything asynchronous runs on this world's own tokio runtime; the controller's
+//! threads never block on the network. Spec: RT-WORLD-2, RT-WORLD-8.
 
 mod events;
+pub mod lease;
 mod mirror;
 mod requests;
 
@@ -13,6 +14,7 @@ use crate::timers::TimerService;
 use crate::world::{Answered, PodEvent, World};
 use k8s_openapi::api::core::v1 as k8s;
 use kube::{Api, Client};
+use lease::{Leadership, LeaseError, LeaseOptions};
 use mirror::Mirror;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -21,11 +23,18 @@ use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
 use taintcheck_model::core::ApiRequest;
 use taintcheck_model::manifest::convert::{node_from_k8s, pod_from_k8s};
 use taintcheck_model::time::Time;
+use tokio::sync::watch;
+
+/// A client of a real API server, on the world's own runtime: it may lead ([`Self::lead`]),
+/// then watches ([`Self::watch`]).
+pub struct Connection {
+    runtime: tokio::runtime::Runtime,
+    client: Client,
+}
 
 /// A real API server.
 pub struct KubeWorld {
-    runtime: tokio::runtime::Runtime,
-    client: Client,
+    connection: Connection,
     nodes: Arc<Mirror<NodeName, Node>>,
     pods: Arc<Mirror<PodKey, Pod>>,
     next_watch: AtomicU64,
@@ -45,16 +54,20 @@ pub enum Error {
     Client(String),
     #[error("the {kind} were not listed: {why}")]
     NotListed { kind: &'static str, why: String },
+    #[error(transparent)]
+    Lease(#[from] LeaseError),
 }
 
-impl KubeWorld {
-    /// Starts watching every node and every pod through the client `client` makes, and returns
-    /// once both are listed (within `timeout`), so that the informers start from a complete list.
-    pub fn connect<F>(
-        client: impl FnOnce() -> F,
-        component: &str,
-        timeout: Duration,
-    ) -> Result<KubeWorld, Error>
+/// Why [`KubeWorld::wait`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    Stopped,
+    LeaseLost,
+}
+
+impl Connection {
+    /// The client `client` makes, on a runtime of its own.
+    pub fn open<F>(client: impl FnOnce() -> F) -> Result<Connection, Error>
     where
         F: std::future::Future<Output = Result<Client, String>>,
     {
@@ -65,16 +78,33 @@ impl KubeWorld {
             .build()
             .map_err(Error::Runtime)?;
         let client = runtime.block_on(client()).map_err(Error::Client)?;
+        Ok(Connection { runtime, client })
+    }
+
+    /// Blocks until this instance holds the lease (`Some`), or `stopped` turns true (`None`).
+    pub fn lead(
+        &self,
+        options: &LeaseOptions,
+        stopped: watch::Receiver<bool>,
+    ) -> Result<Option<Leadership>, Error> {
+        Ok(self
+            .runtime
+            .block_on(lease::acquire(self.client.clone(), options, stopped))?)
+    }
+
+    /// Starts watching every node and every pod, and returns once both are listed (within
+    /// `timeout`), so that the informers start from a complete list.
+    pub fn watch(self, component: &str, timeout: Duration) -> Result<KubeWorld, Error> {
         let nodes = Mirror::new();
         let pods = Mirror::new();
-        runtime.spawn(mirror::run(
-            Api::<k8s::Node>::all(client.clone()),
+        self.runtime.spawn(mirror::run(
+            Api::<k8s::Node>::all(self.client.clone()),
             nodes.clone(),
             node_from_k8s,
             |n: &Node| n.name.clone(),
         ));
-        runtime.spawn(mirror::run(
-            Api::<k8s::Pod>::all(client.clone()),
+        self.runtime.spawn(mirror::run(
+            Api::<k8s::Pod>::all(self.client.clone()),
             pods.clone(),
             pod_from_k8s,
             |p: &Pod| p.key.clone(),
@@ -85,8 +115,7 @@ impl KubeWorld {
         pods.wait_synced(timeout)
             .map_err(|why| Error::NotListed { kind: "pods", why })?;
         Ok(KubeWorld {
-            runtime,
-            client,
+            connection: self,
             nodes,
             pods,
             next_watch: AtomicU64::new(1),
@@ -94,6 +123,35 @@ impl KubeWorld {
             component: component.into(),
             host: hostname(),
         })
+    }
+}
+
+impl KubeWorld {
+    /// Blocks until `stopped` turns true or the lease, if held, is lost.
+    pub fn wait(
+        &self,
+        mut stopped: watch::Receiver<bool>,
+        leadership: Option<&mut Leadership>,
+    ) -> Ended {
+        self.connection.runtime.block_on(async {
+            let lost = async {
+                match leadership {
+                    Some(l) => l.lost().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = stopped.wait_for(|s| *s) => Ended::Stopped,
+                _ = lost => Ended::LeaseLost,
+            }
+        })
+    }
+
+    /// Gives the lease up (a standby takes over at once), waiting up to `timeout`.
+    pub fn release(&self, leadership: Leadership, timeout: Duration) {
+        self.connection
+            .runtime
+            .block_on(leadership.release(timeout));
     }
 
     /// Waits up to `timeout` for the requests and Event writes in flight (a graceful stop:
@@ -118,7 +176,7 @@ impl KubeWorld {
     fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
         let in_flight = self.in_flight.clone();
         in_flight.fetch_add(1, Ordering::SeqCst);
-        self.runtime.spawn(async move {
+        self.connection.runtime.spawn(async move {
             task.await;
             in_flight.fetch_sub(1, Ordering::SeqCst);
         });
@@ -151,7 +209,7 @@ impl World for KubeWorld {
 
     /// Sent at once from the client's runtime; the answer comes back on one of its threads.
     fn send(&self, request: ApiRequest, _now: Time, _timers: &TimerService, answered: Answered) {
-        let client = self.client.clone();
+        let client = self.connection.client.clone();
         self.spawn(async move {
             answered(requests::serve(&client, &request).await);
         });
@@ -164,11 +222,12 @@ impl World for KubeWorld {
             &self.host,
             k8s_openapi::jiff::Timestamp::now(),
         );
-        self.spawn(events::write(self.client.clone(), object));
+        self.spawn(events::write(self.connection.client.clone(), object));
     }
 }
 
-fn hostname() -> String {
+/// This machine's name (a pod's: its name), as Events and lease identities name it.
+pub fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
         .unwrap_or_default()
