@@ -3,7 +3,7 @@
 //! `TAINTCHECK_REQUIRE_UPSTREAM=1`): the real-time corpus under `fixed` and `latest`, judged by
 //! `conform` against the same profile; health, metrics and a graceful stop; and the errors at
 //! start. Spec: RT-WORLD-1..RT-WORLD-8; the hand-over between instances is
-//! tests/controller_lease.rs.
+//! tests/controller_identity.rs.
 
 mod cli_support;
 

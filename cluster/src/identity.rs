@@ -55,6 +55,18 @@ pub async fn controller_kubeconfig(
             "binding kube-system/{account} to cluster-admin: {e}"
         ))
     })?;
+    token_kubeconfig(client, admin, account, out).await
+}
+
+/// Writes a kubeconfig at `out` that authenticates as the existing `kube-system/account` with
+/// a token (TokenRequest, a day), for the API server of `admin`.
+pub async fn token_kubeconfig(
+    client: &Client,
+    admin: &Path,
+    account: &str,
+    out: &Path,
+) -> Result<(), Error> {
+    let accounts = Api::<k8s::ServiceAccount>::namespaced(client.clone(), "kube-system");
     let request = serde_json::json!({
         "apiVersion": "authentication.k8s.io/v1",
         "kind": "TokenRequest",

@@ -114,6 +114,14 @@ impl Connection {
             .map_err(|why| Error::NotListed { kind: "nodes", why })?;
         pods.wait_synced(timeout)
             .map_err(|why| Error::NotListed { kind: "pods", why })?;
+        self.runtime.block_on(warm(&self.client));
+        let client = self.client.clone();
+        self.runtime.spawn(async move {
+            loop {
+                tokio::time::sleep(WARM_EVERY).await;
+                warm(&client).await;
+            }
+        });
         Ok(KubeWorld {
             connection: self,
             nodes,
@@ -224,6 +232,20 @@ impl World for KubeWorld {
         );
         self.spawn(events::write(self.connection.client.clone(), object));
     }
+}
+
+/// Idle connections kept open: a work's request and the Events it writes at once.
+const WARM_CONNECTIONS: usize = 4;
+/// Well inside hyper's 90 s idle timeout.
+const WARM_EVERY: Duration = Duration::from_secs(30);
+
+/// kube-rs speaks HTTP/1.1: a request that finds no idle connection opens one first (a TLS
+/// handshake, tens of milliseconds on a busy machine), which Go's multiplexed HTTP/2 client
+/// never pays. Opens or refreshes `WARM_CONNECTIONS` at once (`GET /version` each), which the
+/// client's pool then keeps. Spec: RT-WORLD-2.
+async fn warm(client: &Client) {
+    let calls = (0..WARM_CONNECTIONS).map(|_| client.apiserver_version());
+    let _ = futures::future::join_all(calls).await;
 }
 
 /// This machine's name (a pod's: its name), as Events and lease identities name it.
