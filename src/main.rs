@@ -51,8 +51,9 @@ enum Command {
     /// command instead of three `kubectl --watch` pipes and `import`).
     Record(cmd::record::RecordArgs),
     /// Run the reference runtime as a real controller on a cluster (the `fixed` design by
-    /// default, any profile by `--profile`): kube-rs watches, requests and Events, health and
-    /// metrics on 127.0.0.1, a graceful stop on SIGTERM (docs/deploy.md).
+    /// default, any profile by `--profile`): kube-rs watches, requests and Events, leader
+    /// election on a Lease, health and metrics on 127.0.0.1, a graceful stop on SIGTERM
+    /// (docs/deploy.md).
     Controller(cmd::controller::ControllerArgs),
     /// Validate Pod and Node manifests as the API server would.
     Validate(cmd::validate::ValidateArgs),
