@@ -1,14 +1,17 @@
 //! Who may act, on a real kube-apiserver with etcd. Leader election (RT-WORLD-8): of two
 //! instances of `taintcheck controller` one leads and the other waits without acting; the
 //! leader's graceful stop hands the lease over; a leader killed outright is replaced only once
-//! its lease has run out; no pod is deleted twice across the hand-overs. Permissions
+//! its lease has run out; no pod is deleted twice across the hand-overs; a leader that finds
+//! another holder in the Lease stops and exits 1. Permissions
 //! (RT-WORLD-7): the RBAC of docs/deploy.md, applied as written, is enough for every request,
 //! and without the Lease's or any rights it refuses to start, naming the refusal (exit 2).
 //! Skipped with the reason when the control plane is not built (failed instead under
 //! `TAINTCHECK_REQUIRE_UPSTREAM=1`).
 
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1 as k8s;
 use k8s_openapi::api::rbac::v1 as rbac;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use kube::api::{Api, ObjectMeta, PostParams};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -314,7 +317,38 @@ fn one_leader_at_a_time_and_no_pod_deleted_twice() {
     assert_eq!(old.deletes(), ["p1"]);
     assert_eq!(new.deletes(), ["p2"]);
     assert_eq!(third.deletes(), ["p3"]);
-    third.signal(libc::SIGTERM);
+
+    // Another holder written into the Lease (as a leader elsewhere that took it would): the
+    // leader sees it at its next renewal, stops, and exits 1 without giving the lease up.
+    let leases = Api::<Lease>::namespaced(client.clone(), "kube-system");
+    let mut lease = rt
+        .block_on(leases.get("taintcheck-controller"))
+        .expect("the Lease exists");
+    let spec = lease.spec.get_or_insert_with(Default::default);
+    spec.holder_identity = Some("elsewhere".into());
+    spec.renew_time = Some(MicroTime(k8s_openapi::jiff::Timestamp::now()));
+    spec.lease_duration_seconds = Some(60);
+    rt.block_on(leases.replace("taintcheck-controller", &PostParams::default(), &lease))
+        .expect("the Lease replaced");
+    let status = third.child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{:?}", third.seen);
+    assert!(
+        third
+            .wait_for(
+                "lost the lease kube-system/taintcheck-controller",
+                Duration::from_secs(5)
+            )
+            .is_some(),
+        "{:?}",
+        third.seen
+    );
+    let kept = rt
+        .block_on(leases.get("taintcheck-controller"))
+        .expect("the Lease exists");
+    assert_eq!(
+        kept.spec.and_then(|s| s.holder_identity).as_deref(),
+        Some("elsewhere")
+    );
     drop((old, new, third));
     drop(cp);
     let _ = std::fs::remove_dir_all(&dir);
