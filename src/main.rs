@@ -47,6 +47,9 @@ enum Command {
     /// kube-apiserver, and judge each run with `conform`, the scenario's `expect` and the
     /// envelope (needs `upstream/build.sh`'s binaries).
     Upstream(cmd::upstream::UpstreamArgs),
+    /// Write random real-time scenarios (small clusters, a few timed operations a real API
+    /// server plays) for `upstream`, named by a seed so that a finding is one file to rerun.
+    Generate(cmd::generate::GenerateArgs),
     /// Record a live cluster's pods, nodes and Events through kube-rs into a trace (one
     /// command instead of three `kubectl --watch` pipes and `import`).
     Record(cmd::record::RecordArgs),
@@ -113,6 +116,7 @@ fn main() -> ExitCode {
         Command::Expect(args) => cmd::expect::run(&args),
         Command::Import(args) => cmd::import::run(&args),
         Command::Upstream(args) => cmd::upstream::run(&args),
+        Command::Generate(args) => cmd::generate::run(&args),
         Command::Record(args) => cmd::record::run(&args),
         Command::Controller(args) => cmd::controller::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),

@@ -10,6 +10,7 @@ pub mod expect;
 pub mod explain;
 pub mod explore;
 pub mod failure;
+pub mod generate;
 pub mod import;
 pub mod merge;
 pub mod minimize;
