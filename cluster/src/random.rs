@@ -92,7 +92,7 @@ pub fn scenario(seed: u64, index: u32) -> Generated {
 
 /// Half second `slot` as a scenario instant.
 fn instant(slot: u32) -> String {
-    if slot % 2 == 0 {
+    if slot.is_multiple_of(2) {
         format!("{}s", slot / 2)
     } else {
         format!("{}.5s", slot / 2)
