@@ -277,7 +277,7 @@ fn every_cited_id_is_defined_in_specs() {
     files(&root.join("docs"), ".md", &mut documents);
     documents.push(root.join("README.md"));
     let mut sources = Vec::new();
-    for dir in ["core", "model", "impl", "src", "tests"] {
+    for dir in ["core", "model", "impl", "cluster", "src", "tests"] {
         files(&root.join(dir), ".rs", &mut sources);
     }
     // This file's fixtures cite bogus ids on purpose.

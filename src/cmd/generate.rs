@@ -15,7 +15,7 @@ pub struct GenerateArgs {
     /// The seed: the same seed writes the same scenarios.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// How many scenarios (`random-SEED-000.yaml` on).
+    /// How many scenarios (named `random-<seed>-000.yaml` on).
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     count: u32,
     /// The directory to write them to (created if missing; files of the same names replaced).
