@@ -266,6 +266,9 @@ pub fn run(args: CheckArgs) -> Outcome {
         reduction: args.reduction,
     };
     opts.check_for(&model).map_err(Failure::Usage)?;
+    let classes = args
+        .symmetry
+        .then(|| model.initial_state().symmetry.describe());
     let tty = std::io::stderr().is_terminal();
     let progress = |states, unique, depth| {
         if tty {
@@ -304,6 +307,9 @@ pub fn run(args: CheckArgs) -> Outcome {
         eprint!("{verdict}");
     } else {
         out!("{}", render(&report, &args.model));
+        if let Some(classes) = &classes {
+            outln!("\nSymmetry (PROP-SYM): {classes}");
+        }
         out!("{verdict}");
     }
     let finding = if args.expect.is_some() {

@@ -244,14 +244,45 @@ impl SysState {
         let mut out = SmallVec::new();
         for nodes in node_orders {
             let nodes = Permutation::new([], nodes, &self.symmetry);
-            let pods = match self.symmetry.classes() {
-                [pods] => signature_orders(pods, &self.pod_signatures(pods, &nodes)),
-                _ => smallvec![Pairs::new()],
-            };
+            let pods = self.class_orders(&nodes);
             out.extend(
                 pods.into_iter()
                     .map(|pods| nodes.clone().with_pods(pods, &self.symmetry)),
             );
+        }
+        out
+    }
+
+    /// The renamings of pods in signature order within each class, given the renaming `nodes`
+    /// of nodes: one per combination of the classes' orders of tied members.
+    fn class_orders(&self, nodes: &Permutation) -> SmallVec<[Pairs<PodKey>; 1]> {
+        let members = self.symmetry.members();
+        if members.is_empty() {
+            return smallvec![Pairs::new()];
+        }
+        let signatures = self.pod_signatures(members, nodes);
+        let mut out: SmallVec<[Pairs<PodKey>; 1]> = smallvec![Pairs::new()];
+        let mut start = 0;
+        for class in self.symmetry.classes() {
+            let orders = signature_orders(class, &signatures[start..start + class.len()]);
+            start += class.len();
+            out = match &orders[..] {
+                [only] => {
+                    out.iter_mut()
+                        .for_each(|base| base.extend(only.iter().cloned()));
+                    out
+                }
+                _ => out
+                    .iter()
+                    .flat_map(|base| {
+                        orders.iter().map(move |o| {
+                            let mut b = base.clone();
+                            b.extend(o.iter().cloned());
+                            b
+                        })
+                    })
+                    .collect(),
+            };
         }
         out
     }

@@ -31,9 +31,13 @@ struct Group {
     /// Names fix no order (no `restart`, no `recreate_pod`): every pod is interchangeable,
     /// whatever its configuration (the environment's operations are global).
     free: bool,
-    /// When `free`, the pods (sorted); else the classes of identically configured pods (same
-    /// node and tolerations, each sorted, of two or more), of which only gone ones move.
+    /// When `free`, the pods; else the identically configured pods (same node and
+    /// tolerations), of which only gone ones move. Either way split by what the declared
+    /// properties' patterns match (PROP-SYM); each class sorted, of two or more.
     classes: Vec<Vec<PodKey>>,
+    /// The classes one after another: the pods whose signatures a representative computes,
+    /// always this one slice, so that what it memoises is about the same pods.
+    members: Vec<PodKey>,
     /// The nodes, when `free` with one worker (sorted); else none.
     nodes: Vec<NodeName>,
     /// The one UID of each pod (by key, sorted): without `recreate_pod` a pod never gets
@@ -52,20 +56,17 @@ impl Symmetry {
         let uids: Vec<(PodKey, Uid)> = uids.into_iter().collect();
         if !config.operations.contains(&OpKind::Restart) {
             let pods: Vec<PodKey> = uids.iter().map(|(k, _)| k.clone()).collect();
-            return Symmetry(Arc::new(Group {
-                free: true,
-                classes: if pods.len() > 1 {
-                    vec![pods]
-                } else {
-                    Vec::new()
-                },
-                nodes: if config.workers == 1 && nodes.len() > 1 {
+            return Symmetry::group(
+                config,
+                true,
+                vec![pods],
+                if config.workers == 1 && nodes.len() > 1 {
                     nodes.to_vec()
                 } else {
                     Vec::new()
                 },
                 uids,
-            }));
+            );
         }
         let mut classes: Vec<Vec<PodKey>> = Vec::new();
         for (i, p) in config.pods.iter().enumerate() {
@@ -84,14 +85,41 @@ impl Symmetry {
                 })
                 .collect();
             class.sort();
-            if class.len() > 1 {
-                classes.push(class);
-            }
+            classes.push(class);
         }
+        Symmetry::group(config, false, classes, Vec::new(), uids)
+    }
+
+    /// The group of `classes` split by the declared properties' patterns: two pods stay
+    /// interchangeable only when every pattern matches both or neither (PROP-SYM), so that no
+    /// declared property can tell a state from its renaming.
+    fn group(
+        config: &CheckConfig,
+        free: bool,
+        classes: Vec<Vec<PodKey>>,
+        nodes: Vec<NodeName>,
+        uids: Vec<(PodKey, Uid)>,
+    ) -> Symmetry {
+        let mut split: Vec<Vec<PodKey>> = Vec::new();
+        for class in classes {
+            let mut parts: BTreeMap<Vec<bool>, Vec<PodKey>> = BTreeMap::new();
+            for key in class {
+                let membership = config
+                    .properties
+                    .iter()
+                    .map(|d| d.claim.pods().matches(&key))
+                    .collect();
+                parts.entry(membership).or_default().push(key);
+            }
+            split.extend(parts.into_values().filter(|part| part.len() > 1));
+        }
+        split.sort();
+        let members = split.concat();
         Symmetry(Arc::new(Group {
-            free: false,
-            classes,
-            nodes: Vec::new(),
+            free,
+            classes: split,
+            members,
+            nodes,
             uids,
         }))
     }
@@ -104,6 +132,36 @@ impl Symmetry {
     /// The sets of pods that may be permuted among themselves.
     pub fn classes(&self) -> &[Vec<PodKey>] {
         &self.0.classes
+    }
+
+    /// What the reduction renames, for the report: each class of interchangeable pods and the
+    /// nodes.
+    pub fn describe(&self) -> String {
+        let set = |names: Vec<String>| format!("{{{}}}", names.join(", "));
+        let pods: Vec<String> = self
+            .classes()
+            .iter()
+            .map(|c| set(c.iter().map(|k| k.name.to_string()).collect()))
+            .collect();
+        let pods = if pods.is_empty() {
+            "no pods".to_string()
+        } else {
+            format!("pods {}", pods.join(" "))
+        };
+        let nodes = match self.nodes() {
+            [] => "no nodes".to_string(),
+            n => format!("nodes {}", set(n.iter().map(|n| n.to_string()).collect())),
+        };
+        format!(
+            "permutes {pods} (interchangeable within each set: same configuration where names \
+             fix an order, and the same membership in every declared property's pattern), \
+             {nodes}"
+        )
+    }
+
+    /// [`Symmetry::classes`] one after another.
+    pub(super) fn members(&self) -> &[PodKey] {
+        &self.0.members
     }
 
     /// The nodes that may be permuted among themselves.
