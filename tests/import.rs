@@ -659,3 +659,69 @@ fn a_write_is_observable_from_when_it_was_received() {
         assert_eq!(out.status.code(), Some(0), "{run}: {}", stdout(&out));
     }
 }
+
+/// Real runs of 1.18.6 whose second-precision Events were dated only by the audit entry of the
+/// write that carried them (tests/fixtures/recordings/upstream-events/README.md): a PATCH of
+/// the count, and a create answered 504 though stored. Each occurrence is dated no later than
+/// that write was received (IMPORT-3), and each trace conforms to 1.18.
+#[test]
+fn an_event_is_dated_by_the_write_that_carried_it() {
+    let root = "tests/fixtures/recordings/upstream-events";
+    // (run, the event line's expected instant in ms after the recording's first second, the
+    // harness's restart instant to add)
+    let runs = [
+        ("v1.18-event-count-patch", "Cancelling deletion", 2183, None),
+        (
+            "v1.18-event-create-504",
+            "Marking for deletion",
+            1154,
+            Some(1174),
+        ),
+    ];
+    for (run, message, at, restart) in runs {
+        let dir = format!("{root}/{run}");
+        let trace = scratch(&format!("upstream-events-{run}.ndjson"));
+        let path = trace.display().to_string();
+        let files: Vec<String> = ["audit.log", "pods.json", "nodes.json", "events.json"]
+            .iter()
+            .map(|f| format!("{dir}/{f}"))
+            .collect();
+        let mut args: Vec<&str> = vec!["import"];
+        args.extend(files.iter().map(String::as_str));
+        args.extend(["-o", &path]);
+        let out = taintcheck(&args);
+        assert_eq!(out.status.code(), Some(0), "{run}: {}", stderr(&out));
+        let mut lines: Vec<Value> = std::fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let dated: Vec<i64> = lines
+            .iter()
+            .filter(|l| l["kind"] == "event" && l["message"].as_str().unwrap().starts_with(message))
+            .map(|l| l["t"].as_i64().unwrap())
+            .collect();
+        assert!(dated.contains(&at), "{run}: {message} at {dated:?}");
+        if let Some(t) = restart {
+            let i = lines
+                .iter()
+                .position(|l| l["kind"] != "header" && l["t"].as_i64().unwrap() > t)
+                .unwrap();
+            lines.insert(
+                i,
+                serde_json::json!({"t": t, "kind": "controller_restarted"}),
+            );
+        }
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&trace, text).unwrap();
+        let out = taintcheck(&[
+            "conform",
+            &path,
+            "--profile",
+            "1.18.6",
+            "--latency-bound-ms",
+            "500",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{run}: {}", stdout(&out));
+    }
+}

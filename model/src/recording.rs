@@ -258,6 +258,9 @@ pub(crate) struct Collected {
     pub events: events::Counts,
     /// Per Event object, the indices in `outputs` of the lines made from it.
     pub event_lines: BTreeMap<(String, String), Vec<usize>>,
+    /// Per Event object, the audit log's writes of it (create, patch, update, answered or not):
+    /// the count each wrote and when it was received (IMPORT-3).
+    pub event_writes: events::Writes,
     /// Audit IDs seen (an entry given twice is one request).
     pub audit_ids: BTreeSet<String>,
     /// Per pod (namespace, name), the instants of its successful `pods/binding` creates, oldest
@@ -280,6 +283,7 @@ impl Collected {
 
     /// Merges, orders and dates everything into the trace.
     fn finish(mut self, settings: &Settings) -> Import {
+        events::bound_by_writes(&mut self);
         let changes = self.merged_changes();
         let mut objects = changes::Objects::default();
         for change in changes {

@@ -87,6 +87,9 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
         ("", "pods") | ("", "nodes") => write(c, v, verb, code, (received, done)),
         ("", "events") | ("events.k8s.io", "events") => {
             c.events_given = true;
+            if matches!(verb, "create" | "patch" | "update") {
+                events::write(c, v, verb, received);
+            }
             let object = ["/responseObject", "/requestObject"]
                 .into_iter()
                 .filter_map(|p| v.pointer(p))

@@ -3,7 +3,7 @@
 //! per occurrence its count adds (at most [`MAX_EVENT_OCCURRENCES`] per observation), dated by
 //! its latest occurrence (IMPORT-2, IMPORT-3).
 
-use super::{timestamp, Collected, Rank, Skip, MAX_EVENT_OCCURRENCES};
+use super::{timestamp, Collected, Rank, Skip, Stamp, MAX_EVENT_OCCURRENCES};
 use crate::core::EVENT_REASON;
 use crate::time::Time;
 use crate::trace::TraceEvent;
@@ -12,6 +12,58 @@ use std::collections::BTreeMap;
 
 /// Per Event (namespace, name): the count already turned into lines.
 pub type Counts = BTreeMap<(String, String), i64>;
+
+/// Per Event (namespace, name): each write of it the audit log shows, with the count it wrote
+/// and when the API server received it.
+pub type Writes = BTreeMap<(String, String), Vec<(i64, Stamp)>>;
+
+/// Notes an audit entry that writes an Event (`verb` create, patch or update, whatever its
+/// answer): the occurrences up to the count it writes happened before it was received. The
+/// entry is read from its request body, so the Request level suffices: a create carries the
+/// Event (count 1 if it says none), a patch of a repeated occurrence the new count (client-go's
+/// event correlator patches `count` and `lastTimestamp`). A write whose count is unknown bounds
+/// nothing.
+pub fn write(c: &mut Collected, entry: &Value, verb: &str, received: Stamp) {
+    let s = |path: &str| entry.pointer(path).and_then(Value::as_str);
+    let (Some(namespace), Some(name)) = (s("/objectRef/namespace"), s("/objectRef/name")) else {
+        return;
+    };
+    let count = ["/count", "/series/count", "/deprecatedCount"]
+        .iter()
+        .filter_map(|p| entry.pointer("/requestObject").and_then(|o| o.pointer(p)))
+        .find_map(Value::as_i64);
+    let count = match (verb, count) {
+        (_, Some(n)) => n,
+        ("create", None) => 1,
+        _ => return,
+    };
+    c.event_writes
+        .entry((namespace.to_string(), name.to_string()))
+        .or_default()
+        .push((count, received));
+}
+
+/// Dates each occurrence line no later than the first write of its count the audit log
+/// received: a second-precision timestamp reads as the end of its second, and an Event whose
+/// write was answered with an error (a 504 to a client that was stopped) has no stored object to
+/// date it by, but either was emitted before the write that carried it arrived (IMPORT-3).
+pub fn bound_by_writes(c: &mut Collected) {
+    for (id, lines) in &c.event_lines {
+        let Some(writes) = c.event_writes.get(id) else {
+            continue;
+        };
+        for (n, &i) in (1..).zip(lines) {
+            let bound = writes
+                .iter()
+                .filter(|(count, _)| *count >= n)
+                .map(|(_, at)| *at)
+                .min();
+            if let (Some(bound), Some(line)) = (bound, c.outputs.get_mut(i)) {
+                line.0 = line.0.min(bound);
+            }
+        }
+    }
+}
 
 /// The Event API versions read.
 const VERSIONS: [&str; 2] = ["v1", "events.k8s.io/v1"];
