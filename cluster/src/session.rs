@@ -64,6 +64,9 @@ pub struct Recording {
     pub end: Timestamp,
     /// Each `restartController`: when the old controller had stopped.
     pub restarts: Vec<Timestamp>,
+    /// How long before the scenario's 0 its cluster began to be created: the controller, already
+    /// running, may act on the first objects up to that much before 0 (HARNESS-8).
+    pub setup: Duration,
     /// The operations as played.
     pub played: Vec<Played>,
     /// Errors the watches met (they retry; changes may have been missed meanwhile).
@@ -129,8 +132,10 @@ pub async fn run(
     )?));
 
     let mut player = Player::new(client.clone());
+    let setup_began = tokio::time::Instant::now();
     player.setup(scenario, &mut names).await?;
     let begun = tokio::time::Instant::now();
+    let setup = begun - setup_began;
     let start = Timestamp::now();
     let restarts = Arc::new(Mutex::new(Vec::new()));
     let mut restart = {
@@ -180,6 +185,7 @@ pub async fn run(
         start,
         end,
         restarts,
+        setup,
         played,
         watch_errors,
     })

@@ -344,7 +344,12 @@ fn judge(
     ) {
         Ok(pods) => (
             pods.len(),
-            outside(&pods, &deletions, Duration(late.as_millis() as i64)),
+            outside(
+                &pods,
+                &deletions,
+                Duration(recording.setup.as_millis() as i64),
+                Duration(late.as_millis() as i64),
+            ),
         ),
         Err(e) => (0, vec![format!("not judged: {e}")]),
     };
@@ -439,13 +444,22 @@ fn in_scenario_time(trace: &[TraceRecord], recording: &Recording) -> Vec<TraceRe
 
 /// The envelope's outcomes the run's deletions contradict. The real run may lag the envelope,
 /// which counts from each operation's instant, by as much as its operations were late.
-fn outside(pods: &[PodEnvelope], deletions: &[Deletion], late: Duration) -> Vec<String> {
+/// The outcomes outside their envelope: a deletion may come as much as `early` before its
+/// window (the scenario's cluster was created that long before its 0, under the running
+/// controller's eyes) and `late` after it (the latest an operation was played after its
+/// instant).
+fn outside(
+    pods: &[PodEnvelope],
+    deletions: &[Deletion],
+    early: Duration,
+    late: Duration,
+) -> Vec<String> {
     let mut out = Vec::new();
     for p in pods {
         let deleted = deletions
             .iter()
             .find(|d| d.pod == p.pod && d.uid.as_ref().is_none_or(|u| *u == p.uid));
-        let window = |from: Time, to: Time| (from, to.plus(late));
+        let window = |from: Time, to: Time| (Time(from.millis() - early.millis()), to.plus(late));
         let wrong = match (&p.outcome, deleted) {
             (Envelope::MustDelete { .. }, None) => Some("not deleted".to_string()),
             (Envelope::MustNotDelete, Some(d)) => Some(format!("deleted at {}", d.at)),
@@ -505,5 +519,48 @@ fn print(args: &UpstreamArgs, r: &Report) {
     }
     if let Some(t) = &r.trace {
         outln!("  trace: {t}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use taintcheck_model::api::{PodKey, Uid};
+
+    /// A deletion of a pod of the scenario's cluster may come before its window by as long as
+    /// the cluster took to create, and after it by as late as operations were played; no more.
+    #[test]
+    fn a_window_stretches_by_the_setup_before_and_the_lateness_after() {
+        let pod = PodKey::new("default", "p0");
+        let uid = Uid("p0-1".into());
+        let envelope = [PodEnvelope {
+            pod: pod.clone(),
+            uid: uid.clone(),
+            outcome: Envelope::MustDelete {
+                from: Time(1000),
+                to: Time(2200),
+            },
+            reason: "it tolerates k1 for 1 s".into(),
+        }];
+        let at = |t| {
+            [Deletion {
+                at: Time(t),
+                pod: pod.clone(),
+                uid: Some(uid.clone()),
+            }]
+        };
+        let judged = |t, early, late| outside(&envelope, &at(t), Duration(early), Duration(late));
+        assert_eq!(judged(999, 0, 0).len(), 1);
+        assert!(judged(999, 3, 0).is_empty());
+        assert_eq!(judged(996, 3, 0).len(), 1);
+        assert!(judged(2210, 0, 10).is_empty());
+        assert_eq!(judged(2211, 3, 10).len(), 1);
+        assert_eq!(
+            judged(999, 0, 0),
+            [
+                "default/p0 (uid p0-1): must be deleted within [1.000s, 2.200s]: it tolerates k1 \
+              for 1 s: deleted at 0.999s, outside [1.000s, 2.200s]"
+            ]
+        );
     }
 }
