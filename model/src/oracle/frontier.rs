@@ -15,9 +15,7 @@ use super::throttle::Throttle;
 use super::truth::Truth;
 use crate::api::{Node, NodeName, Pod};
 use crate::api_server::{self, StoredPod, Write};
-use crate::core::{
-    Actor, ApiRequest, ApiResult, Config, Effect, EventRecord, Step, WorkId, WorkPhase,
-};
+use crate::core::{Actor, ApiRequest, ApiResult, Config, Effect, Step, WorkId, WorkPhase};
 use crate::fx::FxBuild;
 use crate::time::{Duration, Time};
 use crate::trace::RequestVerb;
@@ -70,13 +68,10 @@ pub struct Machine {
 
 impl Machine {
     /// Every move from `s` at `now`, into `out`: an informer delivery (per kind, in order) or
-    /// an enabled controller step. A state that owes a request does not move until the trace
-    /// shows it; events in flight do not hold it (ORACLE-11). Spec: ORACLE-3.
+    /// an enabled controller step. Requests in transit and events in flight do not hold it
+    /// (ORACLE-11); the work that sent a request waits for its answer. Spec: ORACLE-3.
     fn moves(&self, s: &State, now: Time, sc: &mut Scratch) {
         sc.moves.clear();
-        if !s.owed.is_empty() {
-            return;
-        }
         if !s.nodes.is_empty() {
             sc.moves.push(Move::DeliverNode);
         }
@@ -105,8 +100,9 @@ impl Machine {
                 return s;
             }
             let m = sc.moves.pop().expect("one move");
+            let owed = s.owed.len();
             s = self.apply(s, m, now, truth);
-            if !s.owed.is_empty() {
+            if s.owed.len() > owed {
                 return s;
             }
         }
@@ -159,7 +155,9 @@ impl Machine {
         for e in effects {
             match e {
                 Effect::Event(ev) if self.observe.events => s.events.push_back((now, ev)),
-                Effect::Api(r) if self.observe.requests => s.owed.push_back(Output::Request(r)),
+                Effect::Api(r) if self.observe.requests => {
+                    s.owed.push_back((now, Output::Request(r)))
+                }
                 _ => {}
             }
         }
@@ -221,22 +219,24 @@ impl Machine {
                     new: None,
                 });
             } else if self.observe.deletions {
-                s.owed.push_back(Output::Deleted {
-                    pod: r.pod.clone(),
-                    uid,
-                });
+                s.owed.push_back((
+                    now,
+                    Output::Deleted {
+                        pod: r.pod.clone(),
+                        uid,
+                    },
+                ));
             }
         }
         result
     }
 
-    /// Whether `s` may leave the instant `now` (ORACLE-4, ORACLE-11): it owes no request, its
-    /// handlers are idle, no delivery or timer is at its latency bound, and no event in flight
-    /// or running work's next step is at its step slack.
+    /// Whether `s` may leave the instant `now` (ORACLE-4, ORACLE-11): its handlers are idle,
+    /// no delivery or timer is at its latency bound, and no request in transit, event in
+    /// flight or running work's next step is at its step slack.
     pub fn may_leave(&self, s: &State, now: Time) -> bool {
         let due = |at: Time| at.plus(self.bound) <= now;
-        s.owed.is_empty()
-            && s.ctrl.handlers_idle()
+        s.ctrl.handlers_idle()
             && s.slack_due(self.slack).all(|at| at > now)
             && !s.undelivered().any(due)
             && s.ctrl
@@ -319,10 +319,9 @@ impl Machine {
                 record(death, now, head, from);
                 continue;
             }
-            let forced = self.slack_forced(&s, now);
             let s = self.chain(s, now, truth, sc);
             if let Some((head, from)) = self.overdue(&s, now) {
-                record(death, now, head, from.or(forced));
+                record(death, now, head, from);
                 continue;
             }
             let leave = self.may_leave(&s, now);
@@ -377,24 +376,28 @@ impl Machine {
         dedup(arrived)
     }
 
-    /// An output `s` can no longer show after `now`: a request it owes, or an event in flight
-    /// whose step slack ends by `now` (with the instant it was emitted).
+    /// An output `s` can no longer show after `now`: a request in transit or an event in
+    /// flight whose step slack ends by `now`, with the instant it was produced (a request's
+    /// only under a step slack: without one it is due at the instant of its step). Of several,
+    /// the one produced first; on a tie the event, which a work emits before its requests.
     fn overdue(&self, s: &State, now: Time) -> Option<(Output, Option<Time>)> {
-        let late = |(at, _): &&(Time, EventRecord)| at.plus(self.slack) <= now;
-        if let Some(head) = s.owed.front() {
-            return Some((head.clone(), None));
+        let late = |at: Time| at.plus(self.slack) <= now;
+        let event = s
+            .events
+            .iter()
+            .filter(|(at, _)| late(*at))
+            .min_by_key(|(at, _)| *at);
+        let owed = s.owed.iter().find(|(at, _)| late(*at));
+        match (event, owed) {
+            (Some((e, event)), owed) if owed.is_none_or(|(o, _)| e <= o) => {
+                Some((Output::Event(event.clone()), Some(*e)))
+            }
+            (_, Some((at, output))) => {
+                let from = (self.slack > Duration::ZERO).then_some(*at);
+                Some((output.clone(), from))
+            }
+            _ => None,
         }
-        let (at, event) = s.events.iter().find(late)?;
-        Some((Output::Event(event.clone()), Some(*at)))
-    }
-
-    /// The earliest previous step of a running work of `s` whose step slack ends by `now`: a
-    /// step `s` takes at `now` is forced by the slack, not chosen (for naming the cause).
-    fn slack_forced(&self, s: &State, now: Time) -> Option<Time> {
-        let forced = s.running.values().copied();
-        forced
-            .filter(|at| self.slack > Duration::ZERO && at.plus(self.slack) <= now)
-            .min()
     }
 
     /// The states in which `seen` is the next output, reached by silent moves at `now`.
@@ -419,6 +422,7 @@ impl Machine {
         visited.admit(&mut from, stack);
         let mut out = from;
         let in_flight = |s: &State| s.events.iter().position(|(_, e)| seen.shows(e));
+        let in_transit = |s: &State| s.owed.iter().any(|(_, o)| o.matches(seen));
         while let Some(mut s) = stack.pop() {
             *expanded += 1;
             if let Some(i) = in_flight(&s) {
@@ -426,29 +430,31 @@ impl Machine {
                 out.push(s);
                 continue;
             }
-            match s.owed.front() {
-                Some(head) if head.matches(seen) => {
-                    if let (Output::Request(r), Seen::Request { id, .. }) = (head, seen) {
-                        s.sent.insert(*id, r.id);
-                    }
-                    s.owed.pop_front();
-                    out.push(s);
+            if in_transit(&s) {
+                // Each owed output the line shows is one explanation (two works' requests may
+                // look alike); a work's own outputs are owed one at a time, in order.
+                let mut hits: Vec<usize> = (0..s.owed.len())
+                    .filter(|i| s.owed[*i].1.matches(seen))
+                    .collect();
+                let last = hits.pop().expect("in transit");
+                for i in hits {
+                    out.push(shown(s.clone(), i, seen));
                 }
-                Some(head) => {
-                    if !alternatives.contains(head) {
-                        alternatives.push(head.clone());
-                    }
-                }
-                None => {
-                    let s = self.chain(s, now, truth, sc);
-                    if !s.owed.is_empty() || in_flight(&s).is_some() {
-                        stack.push(s);
-                        continue;
-                    }
-                    self.successors(s, now, truth, sc);
-                    visited.admit(&mut sc.next, stack);
+                out.push(shown(s, last, seen));
+                continue;
+            }
+            for (_, o) in &s.owed {
+                if !alternatives.contains(o) {
+                    alternatives.push(o.clone());
                 }
             }
+            let s = self.chain(s, now, truth, sc);
+            if in_transit(&s) || in_flight(&s).is_some() {
+                stack.push(s);
+                continue;
+            }
+            self.successors(s, now, truth, sc);
+            visited.admit(&mut sc.next, stack);
         }
         dedup(out)
     }
@@ -463,7 +469,7 @@ impl Machine {
                 out.push(s);
                 continue;
             };
-            if !s.owed.is_empty() || !s.ctrl.pending_requests().any(|r| r.id == request) {
+            if !s.ctrl.pending_requests().any(|r| r.id == request) {
                 continue;
             }
             s.ctrl.make_mut().api_responded(request, result.clone());
@@ -544,6 +550,16 @@ impl Machine {
             s.track(now, None);
         }
     }
+}
+
+/// `s` once the trace showed its owed output `i` (a request is matched to the trace's id).
+fn shown(mut s: State, i: usize, seen: &Seen) -> State {
+    if let Some((_, Output::Request(r))) = s.owed.remove(i) {
+        if let Seen::Request { id, .. } = seen {
+            s.sent.insert(*id, r.id);
+        }
+    }
+    s
 }
 
 /// Buffers the searches of an oracle reuse from state to state and from search to search, so

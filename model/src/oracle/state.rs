@@ -78,8 +78,10 @@ pub struct State {
     pub nodes: VecDeque<Pending<NodeName, Node>>,
     pub pods: VecDeque<Pending<PodKey, Pod>>,
     /// Requests (and, under `deletions`, successful DELETEs) produced and not yet shown by the
-    /// trace: shown at the instant of their step, in order, before the state moves again.
-    pub owed: VecDeque<Output>,
+    /// trace, with the instant of the step that produced them: in transit to the API server,
+    /// which dates them at receipt, so the trace shows them within the step slack while other
+    /// steps go on (ORACLE-11).
+    pub owed: VecDeque<(Time, Output)>,
     /// Events emitted and not yet shown by the trace, with their emission instant: the
     /// recorder delivers them asynchronously, in any order, within the step slack (ORACLE-11).
     pub events: VecDeque<(Time, EventRecord)>,
@@ -209,7 +211,9 @@ impl State {
     /// under step slack `slack` (ORACLE-11).
     pub fn slack_due(&self, slack: Duration) -> impl Iterator<Item = Time> + '_ {
         let events = self.events.iter().map(|(at, _)| *at);
+        let owed = self.owed.iter().map(|(at, _)| *at);
         events
+            .chain(owed)
             .chain(self.running.values().copied())
             .map(move |at| at.plus(slack))
     }

@@ -243,7 +243,7 @@ impl Context<'_> {
 
     /// The message for a deadline every legal behaviour missed: at `due` the pod had to be
     /// `output`-ed, but the next line for it comes at `t`. `slack_from`: the deadline is the
-    /// end of a step slack that began then (the work's previous step, or the event's emission),
+    /// end of a step slack that began then (when the request was sent or the event emitted),
     /// which the message names as the cause.
     pub fn overdue(
         &self,
@@ -277,9 +277,14 @@ impl Context<'_> {
                 self.clock.at(from),
                 seconds_text(self.slack)
             ),
-            (Some(from), _) => format!(
-                "; its work's previous step was at {}, and the next comes within the step \
+            (Some(from), Output::Deleted { .. }) => format!(
+                "; deleted at {} at the latest, a deletion reaches the trace within the step \
                  slack {}",
+                self.clock.at(from),
+                seconds_text(self.slack)
+            ),
+            (Some(from), Output::Request(_)) => format!(
+                "; sent at {} at the latest, a request reaches the trace within the step slack {}",
                 self.clock.at(from),
                 seconds_text(self.slack)
             ),
@@ -615,16 +620,16 @@ mod tests {
         assert!(message.contains(", 110 s after a appeared ("), "{message}");
     }
 
-    /// A deadline set by the step slack (ORACLE-11) names it and the step it follows, not
-    /// only the latency bound.
+    /// A deadline set by the step slack (ORACLE-11) names it and when the request was sent or
+    /// the event emitted, not only the latency bound.
     #[test]
     fn a_deadline_of_the_step_slack_names_it() {
         let c = cx(tolerates(), 150_000, Clock::default());
         let (message, _) = c.overdue(&out_request(Verb::Get), Time(120_100), Some(Time(120_000)));
         assert!(
             message.ends_with(
-                "latency bound 10 s; its work's previous step was at 120.000s, and the next \
-                 comes within the step slack 0.1 s), but the trace shows nothing of it before \
+                "latency bound 10 s; sent at 120.000s at the latest, a request reaches the \
+                 trace within the step slack 0.1 s), but the trace shows nothing of it before \
                  150.000s"
             ),
             "{message}"

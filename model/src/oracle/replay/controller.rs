@@ -106,7 +106,10 @@ impl Oracle {
         let Some(c) = self.components.get_mut(&key) else {
             return Ok(());
         };
-        let owed = c.states.iter().find_map(|s| s.owed.front().cloned());
+        let owed = c
+            .states
+            .iter()
+            .find_map(|s| s.owed.front().map(|(_, o)| o.clone()));
         let states = std::mem::take(&mut c.states);
         c.states = self.machine.respond(states, t, id, &result);
         if c.states.is_empty() {
@@ -176,7 +179,10 @@ impl Oracle {
                 .filter_map(|n| self.truth.nodes.get(n).cloned())
                 .collect();
             let pods: Vec<Arc<Pod>> = self.truth.pod(&key).cloned().into_iter().collect();
-            let owed = c.states.iter().find_map(|s| s.owed.front().cloned());
+            let owed = c
+                .states
+                .iter()
+                .find_map(|s| s.owed.front().map(|(_, o)| o.clone()));
             let states = std::mem::take(&mut c.states);
             c.states = self.machine.restart(states, t, &nodes, &pods);
             if c.states.is_empty() {
