@@ -260,6 +260,26 @@ impl TimedQueue {
         self.works.get(&id)
     }
 
+    /// Forgets when each backoff sleep that has ended by `now` ended: its `until` becomes
+    /// [`Time::ZERO`], and `ended` gets `(work, until)`. The core reads a sleep's end only to
+    /// know whether it has ended (`until <= now`, CORE-S3), so two states that differ only in
+    /// when their ended sleeps ended take the same steps; an observer that bounds when the
+    /// retry comes keeps the instant itself (the oracle, ORACLE-SUB).
+    pub fn forget_ended_sleeps(&mut self, now: Time, ended: &mut Vec<(WorkId, Time)>) {
+        let ids: Vec<WorkId> = self.works.keys().copied().collect();
+        for id in ids {
+            let Some(w) = self.works.get_mut(&id) else {
+                continue;
+            };
+            if let WorkPhase::Backoff { until, .. } = &mut w.phase {
+                if *until > Time::ZERO && *until <= now {
+                    ended.push((id, *until));
+                    *until = Time::ZERO;
+                }
+            }
+        }
+    }
+
     /// The work `id`, to change; a change that makes it ready is noted for
     /// [`TimedQueue::take_ready`].
     pub(crate) fn work_mut(&mut self, id: WorkId) -> Option<WorkMut<'_>> {

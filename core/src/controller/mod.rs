@@ -7,7 +7,7 @@
 
 use crate::api::{Node, NodeName, Pod};
 use crate::arrivals::Arrivals;
-use crate::effect::{ApiRequest, ApiResult, RequestId};
+use crate::effect::{ApiRequest, ApiResult, RequestId, WorkId};
 use crate::handlers::TaintedNodes;
 use crate::intake::{self, PodItem};
 use crate::profile::{Profile, WorkKeyPolicy};
@@ -129,6 +129,20 @@ impl Controller {
     /// The `TimedWorkerQueue` (upstream `taintEvictionQueue`). Spec: CORE-S2, CORE-S3.
     pub fn timed_queue(&self) -> &TimedQueue {
         &self.timed
+    }
+
+    /// Whether a work's backoff sleep ended by `now` and its end is still remembered.
+    pub fn has_ended_sleep(&self, now: Time) -> bool {
+        self.timed.works().values().any(|w| {
+            matches!(w.phase, WorkPhase::Backoff { until, .. } if until > Time::ZERO && until <= now)
+        })
+    }
+
+    /// [`TimedQueue::forget_ended_sleeps`].
+    pub fn forget_ended_sleeps(&mut self, now: Time, ended: &mut Vec<(WorkId, Time)>) {
+        if self.has_ended_sleep(now) {
+            self.timed.make_mut().forget_ended_sleeps(now, ended);
+        }
     }
 
     /// Upstream `nodeUpdateQueue`. Spec: CORE-S4.

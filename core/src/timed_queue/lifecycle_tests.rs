@@ -140,6 +140,42 @@ fn next_deadline_is_the_earliest_armed_timer() {
     assert!(q.is_idle());
 }
 
+/// A sleep that has ended is forgotten as ended at 0, and reported with its end; one still
+/// running is kept; queues that differed only in when their sleeps ended are then the same.
+#[test]
+fn ended_sleeps_are_forgotten_and_reported() {
+    let queue = |until: i64| {
+        let mut q = TimedQueue::new();
+        let a = q
+            .add_work(&key(), Time(0), Time(0), Immediate::Nil, &mut vec![])
+            .unwrap();
+        q.work_mut(a).unwrap().phase = WorkPhase::Backoff {
+            attempt: 2,
+            until: Time(until),
+        };
+        (q, a)
+    };
+    let (mut early, a) = queue(30);
+    let (mut late, _) = queue(40);
+    let mut ended = Vec::new();
+    late.forget_ended_sleeps(Time(35), &mut ended);
+    assert!(ended.is_empty(), "a sleep ending at 40 has not ended at 35");
+    early.forget_ended_sleeps(Time(40), &mut ended);
+    late.forget_ended_sleeps(Time(40), &mut ended);
+    assert_eq!(ended, vec![(a, Time(30)), (a, Time(40))]);
+    assert_eq!(early, late);
+    let phase = &early.work(a).unwrap().phase;
+    assert_eq!(
+        *phase,
+        WorkPhase::Backoff {
+            attempt: 2,
+            until: Time::ZERO
+        }
+    );
+    early.forget_ended_sleeps(Time(50), &mut ended);
+    assert_eq!(ended.len(), 2, "an ended sleep is reported once");
+}
+
 /// Two queues are the same state only if their entries, works, ids and client bucket all are
 /// (the model's states compare and hash them, MODEL-S*; the bucket is CORE-THROTTLE's).
 #[test]

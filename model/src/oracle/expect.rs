@@ -239,18 +239,19 @@ impl<'a> Outcomes<'a> {
                 .map(|c| c.states.as_slice())
                 .unwrap_or_default();
             for uid in uids {
-                let times: Vec<Option<Time>> = states
+                let windows: Vec<Option<(Time, Time)>> = states
                     .iter()
-                    .map(|s| s.deleted.get(&uid).map(|t| t.plus(latency)))
+                    .map(|s| s.deleted.get(&uid).copied())
                     .collect();
-                let deleted: Vec<Time> = times.iter().flatten().copied().collect();
+                let deleted: Vec<(Time, Time)> = windows.iter().flatten().copied().collect();
                 let wait = throttled.map_or(Duration::ZERO, |(_, wait)| wait);
-                let latest = deleted.iter().max().map(|t| t.plus(wait));
-                let outcome = match (deleted.iter().min(), latest) {
-                    (Some(&from), Some(to)) if deleted.len() == times.len() => {
+                let earliest = deleted.iter().map(|w| w.0.plus(latency)).min();
+                let latest = deleted.iter().map(|w| w.1.plus(latency).plus(wait)).max();
+                let outcome = match (earliest, latest) {
+                    (Some(from), Some(to)) if deleted.len() == windows.len() => {
                         Outcome::MustDelete { from, to }
                     }
-                    (Some(&from), Some(to)) => Outcome::MayDelete { from, to },
+                    (Some(from), Some(to)) => Outcome::MayDelete { from, to },
                     _ => Outcome::MustNotDelete,
                 };
                 let at = match outcome {

@@ -11,6 +11,7 @@
 
 use super::output::{Observe, Output, Seen};
 use super::state::{dedup, Pending, State};
+use super::subsume::{covers, prune, shape, Deadlines};
 use super::throttle::Throttle;
 use super::truth::Truth;
 use crate::api::{Node, NodeName, Pod};
@@ -19,7 +20,8 @@ use crate::core::{Actor, ApiRequest, ApiResult, Config, Effect, Step, WorkId, Wo
 use crate::fx::FxBuild;
 use crate::time::{Duration, Time};
 use crate::trace::RequestVerb;
-use std::collections::{BTreeMap, HashSet};
+use smallvec::SmallVec;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The longest chain of forced steps followed without deduplication.
@@ -212,7 +214,7 @@ impl Machine {
         );
         if let (Write::Delete, Some(uid)) = (write, uid) {
             if self.explore {
-                s.deleted.insert(uid, now);
+                s.deleted.insert(uid, (now, now));
                 s.pods.push_back(Pending {
                     at: now,
                     key: r.pod.clone(),
@@ -242,12 +244,14 @@ impl Machine {
             && s.ctrl
                 .timed_queue()
                 .works()
-                .values()
-                .all(|w| match w.phase {
+                .iter()
+                .all(|(id, w)| match w.phase {
                     WorkPhase::Armed => !due(w.fire_at),
                     // The sleep is the work goroutine's own: after it the goroutine runs
                     // within the step slack too (ORACLE-11).
-                    WorkPhase::Backoff { until, .. } => !due(until.plus(self.slack)),
+                    WorkPhase::Backoff { until, .. } => {
+                        !due(s.sleep_end(*id, until).plus(self.slack))
+                    }
                     WorkPhase::Throttled { until, .. } => self
                         .throttle
                         .is_none_or(|t| t.owed_by(until, self.bound) > now),
@@ -365,15 +369,15 @@ impl Machine {
                 None => arrived.push(s),
             }
         };
-        for s in self.settle(from, now, truth, search, death) {
+        for s in self.settle(prune(from, now), now, truth, search, death) {
             schedule(s, now, &mut agenda, &mut arrived);
         }
         while let Some((at, batch)) = agenda.pop_first() {
-            for s in self.settle(batch, at, truth, search, death) {
+            for s in self.settle(prune(batch, at), at, truth, search, death) {
                 schedule(s, at, &mut agenda, &mut arrived);
             }
         }
-        dedup(arrived)
+        prune(arrived, to)
     }
 
     /// An output `s` can no longer show after `now`: a request in transit or an event in
@@ -418,7 +422,7 @@ impl Machine {
             expanded,
         } = search;
         let mut visited = Visited::new(fingerprints);
-        let mut from = from;
+        let mut from = prune(from, now);
         visited.admit(&mut from, stack);
         let mut out = from;
         let in_flight = |s: &State| s.events.iter().position(|(_, e)| seen.shows(e));
@@ -499,6 +503,7 @@ impl Machine {
             s.nodes.clear();
             s.pods.clear();
             s.sent.clear();
+            s.slept.clear();
             // The recorder's queue goes with the process: events in flight may be lost.
             s.events.clear();
             s.running.clear();
@@ -568,8 +573,8 @@ fn shown(mut s: State, i: usize, seen: &Seen) -> State {
 pub struct Search {
     /// States met and not yet expanded.
     stack: Vec<State>,
-    /// The fingerprints [`Visited`] keeps.
-    seen: HashSet<u64, FxBuild>,
+    /// The shapes [`Visited`] keeps.
+    seen: Met,
     sc: Scratch,
     /// States expanded by every search so far: the oracle's work, counted rather than timed.
     pub expanded: u64,
@@ -584,22 +589,26 @@ struct Scratch {
     next: Vec<State>,
 }
 
-/// The states a search at one instant has met. Deduplication matters only where paths can
-/// meet, that is after a state had two successors: until then the search is one path, on which
-/// every move makes progress, so its states are pushed without fingerprinting them (at most
-/// [`CHAIN_LIMIT`] in a row, in case a move did not make progress).
+/// The states a search at one instant has met, by shape (ORACLE-SUB): a state is admitted
+/// unless one met before has the same shape and no earlier deadlines. That matters only where
+/// paths can meet, that is after a state had two successors: until then the search is one
+/// path, on which every move makes progress, so its states are pushed without looking at them
+/// (at most [`CHAIN_LIMIT`] in a row, in case a move did not make progress).
 struct Visited<'a> {
-    seen: &'a mut HashSet<u64, FxBuild>,
+    seen: &'a mut Met,
     branched: bool,
     unchecked: usize,
 }
 
+/// The shapes met and the deadlines of each state met with that shape.
+type Met = HashMap<u64, SmallVec<[Deadlines; 1]>, FxBuild>;
+
 impl<'a> Visited<'a> {
     /// A search that has met nothing yet, in `seen`'s buffer.
-    fn new(seen: &'a mut HashSet<u64, FxBuild>) -> Visited<'a> {
+    fn new(seen: &'a mut Met) -> Visited<'a> {
         // Clearing costs the table's capacity: one a large frontier grew is let go.
         if seen.capacity() > 4096 {
-            *seen = HashSet::default();
+            *seen = HashMap::default();
         }
         seen.clear();
         Visited {
@@ -609,7 +618,7 @@ impl<'a> Visited<'a> {
         }
     }
 
-    /// Moves the states of `next` not met before onto `stack`.
+    /// Moves the states of `next` not subsumed by one met before onto `stack`.
     fn admit(&mut self, next: &mut Vec<State>, stack: &mut Vec<State>) {
         if !self.branched && next.len() == 1 && stack.is_empty() && self.unchecked < CHAIN_LIMIT {
             self.unchecked += 1;
@@ -617,8 +626,14 @@ impl<'a> Visited<'a> {
             return;
         }
         self.branched = true;
+        let mut deadlines = Deadlines::new();
         for s in next.drain(..) {
-            if self.seen.insert(s.fingerprint()) {
+            let met = self
+                .seen
+                .entry(shape(&s, true, &mut deadlines))
+                .or_default();
+            if !met.iter().any(|m| covers(m, &deadlines)) {
+                met.push(std::mem::take(&mut deadlines));
                 stack.push(s);
             }
         }

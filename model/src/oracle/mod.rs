@@ -26,6 +26,7 @@ mod output;
 pub mod parallel;
 mod replay;
 mod state;
+mod subsume;
 mod throttle;
 mod truth;
 pub mod verdict;

@@ -90,8 +90,13 @@ pub struct State {
     pub running: BTreeMap<WorkId, Time>,
     /// Trace request ids matched to the model's requests (traces that observe requests).
     pub sent: BTreeMap<u64, RequestId>,
-    /// Incarnations this behaviour deleted, and when (`expect`'s exploration).
-    pub deleted: BTreeMap<Uid, Time>,
+    /// Incarnations this behaviour deleted, and when: the earliest and latest instant over
+    /// the behaviours this state stands for (`expect`'s exploration; ORACLE-SUB).
+    pub deleted: BTreeMap<Uid, (Time, Time)>,
+    /// The works whose backoff sleep has ended, with the instant it ended: the core keeps
+    /// only that it ended ([`Controller::forget_ended_sleeps`]), the retry is due within the
+    /// bound and the step slack from this instant (ORACLE-4, ORACLE-SUB).
+    pub slept: BTreeMap<WorkId, Time>,
     pub faults: Vec<Fault>,
 }
 
@@ -107,6 +112,7 @@ impl State {
             running: BTreeMap::new(),
             sent: BTreeMap::new(),
             deleted: BTreeMap::new(),
+            slept: BTreeMap::new(),
             faults: Vec::new(),
         }
     }
@@ -176,13 +182,33 @@ impl State {
             .filter_map(|w| w.timer_due())
     }
 
-    /// The instants at which its works' backoff sleeps end.
+    /// The instants at which its works' backoff sleeps end (or ended).
     pub fn backoffs(&self) -> impl Iterator<Item = Time> + '_ {
-        let works = self.ctrl.timed_queue().works().values();
-        works.filter_map(|w| match w.phase {
-            WorkPhase::Backoff { until, .. } => Some(until),
+        let works = self.ctrl.timed_queue().works().iter();
+        works.filter_map(|(id, w)| match w.phase {
+            WorkPhase::Backoff { until, .. } => Some(self.sleep_end(*id, until)),
             _ => None,
         })
+    }
+
+    /// When the backoff sleep of work `id`, whose phase says `until`, ends or ended.
+    pub fn sleep_end(&self, id: WorkId, until: Time) -> Time {
+        match self.slept.get(&id) {
+            Some(ended) if until == Time::ZERO => *ended,
+            _ => until,
+        }
+    }
+
+    /// Moves the end of every backoff sleep that has ended by `now` from the core into
+    /// [`State::slept`], so that states that differ only in when a sleep ended share their
+    /// controller (ORACLE-SUB).
+    pub fn note_ended_sleeps(&mut self, now: Time) {
+        if !self.ctrl.has_ended_sleep(now) {
+            return;
+        }
+        let mut ended = Vec::new();
+        self.ctrl.make_mut().forget_ended_sleeps(now, &mut ended);
+        self.slept.extend(ended);
     }
 
     /// Nothing queued, dispatched, held or being handled, and no work goroutine with a step to
@@ -200,6 +226,11 @@ impl State {
         let works = self.ctrl.timed_queue().works();
         self.running
             .retain(|id, _| works.get(id).is_some_and(running));
+        self.slept.retain(|id, _| {
+            works.get(id).is_some_and(
+                |w| matches!(w.phase, WorkPhase::Backoff { until, .. } if until == Time::ZERO),
+            )
+        });
         for (id, w) in works {
             if running(w) {
                 self.running.entry(*id).or_insert(now);
@@ -260,6 +291,7 @@ impl State {
         self.running.hash(&mut h);
         self.sent.hash(&mut h);
         self.deleted.hash(&mut h);
+        self.slept.hash(&mut h);
         self.faults.hash(&mut h);
         h.finish()
     }
