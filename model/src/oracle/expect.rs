@@ -88,14 +88,29 @@ impl fmt::Display for PodEnvelope {
 /// a DELETE is in flight; see [`Environment`]), not the trace's length (ORACLE-10).
 pub fn envelope<I>(
     scenario: &Scenario,
-    mut reference: impl FnMut() -> I,
+    reference: impl FnMut() -> I,
     profile: Profile,
     bound: Duration,
 ) -> Result<Vec<PodEnvelope>>
 where
     I: IntoIterator<Item = TraceRecord>,
 {
-    let mut outcomes = Outcomes::new(scenario, profile, bound);
+    envelope_with(scenario, reference, profile, bound, true)
+}
+
+/// [`envelope`], with subsumption (ORACLE-SUB) on or off: off only to check the reduction
+/// against the exploration it reduces.
+pub fn envelope_with<I>(
+    scenario: &Scenario,
+    mut reference: impl FnMut() -> I,
+    profile: Profile,
+    bound: Duration,
+    subsume: bool,
+) -> Result<Vec<PodEnvelope>>
+where
+    I: IntoIterator<Item = TraceRecord>,
+{
+    let mut outcomes = Outcomes::with_subsumption(scenario, profile, bound, subsume);
     for r in reference() {
         outcomes.record(r)?;
     }
@@ -147,7 +162,18 @@ impl Feed {
 impl<'a> Outcomes<'a> {
     /// Ready for the reference run's first record.
     pub fn new(scenario: &'a Scenario, profile: Profile, bound: Duration) -> Outcomes<'a> {
+        Outcomes::with_subsumption(scenario, profile, bound, true)
+    }
+
+    /// [`Outcomes::new`], with subsumption (ORACLE-SUB) on or off.
+    pub fn with_subsumption(
+        scenario: &'a Scenario,
+        profile: Profile,
+        bound: Duration,
+        subsume: bool,
+    ) -> Outcomes<'a> {
         let mut options = Options::new(profile, bound);
+        options.subsume = subsume;
         options.observe = Some(Observe::default());
         options.explore = true;
         options.workers = scenario.runtime.workers;

@@ -66,6 +66,8 @@ pub struct Machine {
     pub explore: bool,
     /// The client's rate limit and the requests the trace has shown (ORACLE-THROTTLE).
     pub throttle: Option<Throttle>,
+    /// Drop subsumed states (ORACLE-SUB); off: drop only equal ones.
+    pub subsume: bool,
 }
 
 impl Machine {
@@ -110,6 +112,16 @@ impl Machine {
         }
         self.moves(&s, now, sc);
         s
+    }
+
+    /// The states of `states` at `now` worth keeping: those no other subsumes (ORACLE-SUB),
+    /// or without subsumption those no other equals.
+    fn prune(&self, states: Vec<State>, now: Time) -> Vec<State> {
+        if self.subsume {
+            prune(states, now)
+        } else {
+            dedup(states)
+        }
     }
 
     /// `s` after `m`.
@@ -314,7 +326,7 @@ impl Machine {
             sc,
             expanded,
         } = search;
-        let mut visited = Visited::new(seen);
+        let mut visited = Visited::new(seen, self.subsume);
         visited.admit(&mut from, stack);
         let mut out = from;
         while let Some(s) = stack.pop() {
@@ -369,15 +381,15 @@ impl Machine {
                 None => arrived.push(s),
             }
         };
-        for s in self.settle(prune(from, now), now, truth, search, death) {
+        for s in self.settle(self.prune(from, now), now, truth, search, death) {
             schedule(s, now, &mut agenda, &mut arrived);
         }
         while let Some((at, batch)) = agenda.pop_first() {
-            for s in self.settle(prune(batch, at), at, truth, search, death) {
+            for s in self.settle(self.prune(batch, at), at, truth, search, death) {
                 schedule(s, at, &mut agenda, &mut arrived);
             }
         }
-        prune(arrived, to)
+        self.prune(arrived, to)
     }
 
     /// An output `s` can no longer show after `now`: a request in transit or an event in
@@ -421,8 +433,8 @@ impl Machine {
             sc,
             expanded,
         } = search;
-        let mut visited = Visited::new(fingerprints);
-        let mut from = prune(from, now);
+        let mut visited = Visited::new(fingerprints, self.subsume);
+        let mut from = self.prune(from, now);
         visited.admit(&mut from, stack);
         let mut out = from;
         let in_flight = |s: &State| s.events.iter().position(|(_, e)| seen.shows(e));
@@ -596,6 +608,8 @@ struct Scratch {
 /// (at most [`CHAIN_LIMIT`] in a row, in case a move did not make progress).
 struct Visited<'a> {
     seen: &'a mut Met,
+    /// Off: a state met before stops only an equal one.
+    subsume: bool,
     branched: bool,
     unchecked: usize,
 }
@@ -605,7 +619,7 @@ type Met = HashMap<u64, SmallVec<[Deadlines; 1]>, FxBuild>;
 
 impl<'a> Visited<'a> {
     /// A search that has met nothing yet, in `seen`'s buffer.
-    fn new(seen: &'a mut Met) -> Visited<'a> {
+    fn new(seen: &'a mut Met, subsume: bool) -> Visited<'a> {
         // Clearing costs the table's capacity: one a large frontier grew is let go.
         if seen.capacity() > 4096 {
             *seen = HashMap::default();
@@ -613,6 +627,7 @@ impl<'a> Visited<'a> {
         seen.clear();
         Visited {
             seen,
+            subsume,
             branched: false,
             unchecked: 0,
         }
@@ -632,7 +647,11 @@ impl<'a> Visited<'a> {
                 .seen
                 .entry(shape(&s, true, &mut deadlines))
                 .or_default();
-            if !met.iter().any(|m| covers(m, &deadlines)) {
+            let stops = |m: &Deadlines| match self.subsume {
+                true => covers(m, &deadlines),
+                false => *m == deadlines,
+            };
+            if !met.iter().any(stops) {
                 met.push(std::mem::take(&mut deadlines));
                 stack.push(s);
             }

@@ -66,6 +66,9 @@ pub struct Options {
     /// The controller client's rate limit (`--qps`, `--burst`); `None`: the trace header's
     /// (TRACE-THROTTLE), and without one requests are never throttled (ORACLE-THROTTLE).
     pub rate_limit: Option<RateLimit>,
+    /// Drop the states another subsumes (ORACLE-SUB). Off, the frontier keeps every state
+    /// that differs: only to check the reduction against the frontier it reduces.
+    pub subsume: bool,
     /// `expect`: explore every behaviour instead of matching outputs.
     pub(crate) explore: bool,
     /// [`parallel`]: this oracle keeps the components of the pods of one share only.
@@ -84,6 +87,7 @@ impl Options {
             observe: None,
             max_states: 100_000,
             rate_limit: None,
+            subsume: true,
             explore: false,
             share: None,
         }

@@ -85,6 +85,7 @@ impl Oracle {
                     deletions: false,
                 }),
                 explore: options.explore,
+                subsume: options.subsume,
                 throttle: options.rate_limit.map(super::throttle::Throttle::new),
             },
             profile: options.profile.name,
