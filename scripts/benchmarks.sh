@@ -273,7 +273,7 @@ RUN
 
 `cargo build --release` compiles every crate with cargo's default 16 codegen units; the
 measurements build with `--profile bench-release` (release plus one codegen unit for
-taintcheck-core and taintcheck-model, `Cargo.toml`), so that the figures above do not move
+taintcheck-core, taintcheck-model and taintcheck-oracle, `Cargo.toml`), so that the figures above do not move
 with how the compiler partitions the code. One unit in `release` itself would have to make
 `check` faster by more than a user feels to pay for a first build minutes longer: it saves
 8 % of `check`'s instructions (10 % on the `bench model` row), about 0.07 s of its 0.84 s

@@ -34,14 +34,13 @@ for arg in "$@"; do
     --baseline=skip) set -- --timeout=60 "$@" && break ;;
     esac
 done
-# The decision surface, in the order to run it. The oracle's truth.rs and verdict.rs are in the
-# model crate, whose unit tests take minutes: run them with `-- --cargo-arg=--lib -- oracle::`
-# (the oracle's own unit tests).
+# The decision surface, in the order to run it; the oracle's truth.rs and verdict.rs are tested
+# with the oracle crate's tests.
 if [ "${#files[@]}" -eq 0 ]; then
     files=(core/src/timed_queue.rs core/src/handlers.rs core/src/matching.rs core/src/arrivals.rs
         core/src/workqueue.rs core/src/work.rs core/src/shards.rs core/src/controller/mod.rs
         core/src/controller/step.rs core/src/controller/rename.rs
-        model/src/oracle/truth.rs model/src/oracle/verdict.rs)
+        model/oracle/src/truth.rs model/oracle/src/verdict.rs)
 fi
 
 # The mutants are applied in a copy of the tree that persists under target/mutants/tree, with its
@@ -61,12 +60,15 @@ status=0
 for file in "${files[@]}"; do
     # The crate the file belongs to is mutated and tested with its own tests.
     case "$file" in
+    model/oracle/*) package=taintcheck-oracle ;;
+    model/formats/*) package=taintcheck-formats ;;
     model/*) package=taintcheck-model ;;
     *) package=taintcheck-core ;;
     esac
-    # core/src/controller/step.rs -> controller-step; model/src/oracle/truth.rs -> oracle-truth
+    # core/src/controller/step.rs -> controller-step; model/oracle/src/truth.rs -> oracle-truth
     name=${file#core/src/}
     name=${name#model/src/}
+    name=${name/#model\/oracle\/src\//oracle-}
     name=${name%.rs}
     name=${name//\//-}${MUTANTS_RUN:+-$MUTANTS_RUN}
     echo "== $file"

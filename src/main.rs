@@ -6,8 +6,8 @@ mod cmd;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use cmd::failure::Failure;
 use std::process::ExitCode;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::releases::RELEASES;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::releases::RELEASES;
 
 #[derive(Parser)]
 #[command(name = "taintcheck", version, about)]

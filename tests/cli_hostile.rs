@@ -368,7 +368,7 @@ fn traces_reusing_a_request_id_and_empty_traces_are_bad_input() {
     let request =
         r#"{"t":5,"kind":"request","id":1,"verb":"delete","namespace":"default","name":"a"}"#;
     let text = format!("{header}\n{request}\n{request}\n");
-    let e = taintcheck_model::trace::parse_trace("dup.ndjson", &text).unwrap_err();
+    let e = taintcheck_formats::trace::parse_trace("dup.ndjson", &text).unwrap_err();
     assert_eq!(
         e.to_string(),
         "dup.ndjson:3: id: Duplicate value: 1: request ids are unique in a trace (TRACE-4)"
@@ -612,11 +612,11 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic_a_reader(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
         let text = String::from_utf8_lossy(&bytes);
-        let _ = taintcheck_model::manifest::read_str("f.yaml", &text);
-        let _ = taintcheck_model::scenario::parse_scenario("f.yaml", &text);
+        let _ = taintcheck_formats::manifest::read_str("f.yaml", &text);
+        let _ = taintcheck_formats::scenario::parse_scenario("f.yaml", &text);
         let _ = taintcheck_model::check::config::CheckConfig::parse("f.yaml", "f", &text);
-        let _ = taintcheck_model::trace::parse_trace("f.ndjson", &text);
-        let _ = taintcheck_model::recording::import(&[("f.json", &text)]);
+        let _ = taintcheck_formats::trace::parse_trace("f.ndjson", &text);
+        let _ = taintcheck_formats::recording::import(&[("f.json", &text)]);
     }
 
     /// YAML-shaped noise reaches deeper into the readers than raw bytes.
@@ -636,10 +636,10 @@ proptest! {
         )
     ) {
         let text: String = parts.concat();
-        let _ = taintcheck_model::manifest::read_str("f.yaml", &text);
-        let _ = taintcheck_model::scenario::parse_scenario("f.yaml", &text);
+        let _ = taintcheck_formats::manifest::read_str("f.yaml", &text);
+        let _ = taintcheck_formats::scenario::parse_scenario("f.yaml", &text);
         let _ = taintcheck_model::check::config::CheckConfig::parse("f.yaml", "f", &text);
-        let _ = taintcheck_model::trace::parse_trace("f.ndjson", &text);
-        let _ = taintcheck_model::recording::import(&[("f.json", &text)]);
+        let _ = taintcheck_formats::trace::parse_trace("f.ndjson", &text);
+        let _ = taintcheck_formats::recording::import(&[("f.json", &text)]);
     }
 }

@@ -7,7 +7,7 @@
 mod cli_support;
 
 use cli_support::{stderr, stdout, taintcheck};
-use taintcheck_model::releases::{Release, RELEASES};
+use taintcheck_core::releases::{Release, RELEASES};
 
 #[test]
 fn version_lists_each_profile_with_its_kubernetes_releases() {

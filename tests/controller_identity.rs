@@ -20,7 +20,7 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use taintcheck_cluster::objects;
 use taintcheck_cluster::process::ControlPlane;
-use taintcheck_model::api::{Taint, TaintEffect};
+use taintcheck_core::api::{Taint, TaintEffect};
 
 const NS: &str = "identity-test";
 
@@ -364,7 +364,7 @@ fn documented_rbac() -> Vec<serde_json::Value> {
         .nth(1)
         .and_then(|b| b.split("```").next())
         .expect("a yaml block in Permissions");
-    taintcheck_model::yaml::json::documents(block)
+    taintcheck_formats::yaml::json::documents(block)
         .expect("the block is YAML")
         .into_iter()
         .map(|(v, _)| v)

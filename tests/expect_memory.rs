@@ -5,10 +5,10 @@
 //! (whether that DELETE caused them is known at its response). So the most lines either pass
 //! holds at once is the same at N and 4N operations: kept records would make it grow with N.
 
-use taintcheck_model::oracle::expect::{Outcome, Outcomes, PodEnvelope};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{parse_scenario, Scenario};
-use taintcheck_model::trace::TraceRecord;
+use taintcheck_core::profile::Profile;
+use taintcheck_formats::scenario::{parse_scenario, Scenario};
+use taintcheck_formats::trace::TraceRecord;
+use taintcheck_oracle::expect::{Outcome, Outcomes, PodEnvelope};
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 
 /// A pod tolerating every NoExecute taint and `n` taints added to its node 10 ms apart; then

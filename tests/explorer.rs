@@ -6,9 +6,9 @@ use stateright::Model;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
+use taintcheck_core::profile::Profile;
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::TaintSys;
-use taintcheck_model::profile::Profile;
 
 fn http(addr: &str, method: &str, path: &str) -> Option<(u16, String)> {
     let mut s = TcpStream::connect(addr).ok()?;

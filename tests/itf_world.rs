@@ -4,7 +4,8 @@
 //! queue replaced by one update per changed object and one `Delete` tombstone per vanished one).
 
 use stateright::Model;
-use taintcheck_model::api::PodKey;
+use taintcheck_core::api::PodKey;
+use taintcheck_core::profile::Profile;
 use taintcheck_model::check::action::{Action, EnvOp, Watched};
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::itf::{Trace, Value};
@@ -12,7 +13,6 @@ use taintcheck_model::check::itf_state::trace;
 use taintcheck_model::check::properties::PROPERTIES;
 use taintcheck_model::check::shortest;
 use taintcheck_model::check::{SysState, TaintSys};
-use taintcheck_model::profile::Profile;
 
 /// The states written as an ITF file and parsed back.
 fn round_trip(states: &[SysState]) -> Trace {

@@ -3,12 +3,12 @@
 //! dimension by dimension, is still violated and is minimal per dimension (every
 //! single-dimension shrink of it makes the property hold).
 
+use taintcheck_core::profile::Profile;
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::issue;
 use taintcheck_model::check::minimize::{minimize, smaller, Size, DIMENSIONS};
 use taintcheck_model::check::shortest;
 use taintcheck_model::check::TaintSys;
-use taintcheck_model::profile::Profile;
 
 fn minimal(config: &str, property: &str, expected: &str, steps: usize) {
     minimal_under(Profile::latest(), config, property, expected, steps);

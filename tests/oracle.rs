@@ -13,14 +13,14 @@
 //! README quotes them. Random scenarios come from a seeded generator, so every number is
 //! reproducible; `TAINTCHECK_RANDOM_SCENARIOS` changes how many (default 1000).
 
-use taintcheck_model::api::PodKey;
-use taintcheck_model::oracle::parallel::Parallel;
-use taintcheck_model::oracle::{Error, Options, Oracle, Summary, DEFAULT_STEP_SLACK};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{Op, Scenario};
-use taintcheck_model::taint_syntax::TaintSpec;
-use taintcheck_model::time::Duration;
-use taintcheck_model::trace::{RequestVerb, TraceEvent, TraceRecord};
+use taintcheck_core::api::PodKey;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Duration;
+use taintcheck_formats::scenario::{Op, Scenario};
+use taintcheck_formats::taint_syntax::TaintSpec;
+use taintcheck_formats::trace::{RequestVerb, TraceEvent, TraceRecord};
+use taintcheck_oracle::parallel::Parallel;
+use taintcheck_oracle::{Error, Options, Oracle, Summary, DEFAULT_STEP_SLACK};
 use taintcheck_runtime::driver::{
     run_scenario, run_scenario_jittered, run_scenario_mutated, ClockKind,
 };

@@ -3,10 +3,10 @@
 //! inside a running work's step sequence wherever upstream lets it. Each trace here is legal
 //! under upstream's code, and one wrong variant of each is still rejected.
 
-use taintcheck_model::oracle::{Error, Options, Oracle, Summary};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::parse_trace;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_formats::trace::parse_trace;
+use taintcheck_oracle::{Error, Options, Oracle, Summary};
 
 const HEADER: &str = r#"{"t":0,"kind":"header","version":1,"source":"other","profile":"latest","scenario":"straddle","observed":["requests","events"]}"#;
 
@@ -161,7 +161,7 @@ fn the_straddle_trace_verbatim_conforms() {
 /// and the request reaches the trace within the step slack of its step (ORACLE-11).
 #[test]
 fn a_work_step_may_take_up_to_the_step_slack_and_no_longer() {
-    let slack = taintcheck_model::oracle::DEFAULT_STEP_SLACK.0;
+    let slack = taintcheck_oracle::DEFAULT_STEP_SLACK.0;
     assert!(check(Profile::latest(), 1_000, &straddle(1_100 + 2 * slack)).is_ok());
     let message = violation(check(
         Profile::latest(),
@@ -270,7 +270,7 @@ fn a_request_in_transit_may_reach_the_trace_after_a_later_cancel() {
         ))
         .lines
     };
-    let slack = taintcheck_model::oracle::DEFAULT_STEP_SLACK.0;
+    let slack = taintcheck_oracle::DEFAULT_STEP_SLACK.0;
     let r = check(Profile::fixed(), 1_000, &trace(3_050 + slack));
     assert!(r.is_ok(), "{r:?}");
     let message = violation(check(Profile::fixed(), 1_000, &trace(3_051 + slack)));
@@ -293,7 +293,7 @@ fn an_event_may_reach_the_trace_late_but_within_the_slack() {
             .call(at, "delete")
             .lines
     };
-    let slack = taintcheck_model::oracle::DEFAULT_STEP_SLACK.0;
+    let slack = taintcheck_oracle::DEFAULT_STEP_SLACK.0;
     assert!(check(Profile::latest(), 1_000, &late(1_100 + slack)).is_ok());
     assert!(check(Profile::latest(), 1_000, &late(1_101 + slack)).is_err());
 }

@@ -5,11 +5,11 @@
 //! * memory follows the live pods: a stream of short-lived pods retains only those deleted within
 //!   the latency bound (ORACLE-6).
 
-use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use taintcheck_model::oracle::{Footprint, Oracle, Summary};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::{TraceEvent, TraceRecord, TRACE_VERSION};
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_formats::trace::{TraceEvent, TraceRecord, TRACE_VERSION};
+use taintcheck_oracle::{Footprint, Oracle, Summary};
 
 const D: Duration = Duration(1_000);
 

@@ -17,12 +17,12 @@
 //! `docs/benchmarks.md` quotes.
 
 use std::path::Path;
-use taintcheck_model::oracle::expect::Outcomes;
-use taintcheck_model::oracle::{Error, Options, Oracle, DEFAULT_STEP_SLACK};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{parse_scenario, Scenario};
-use taintcheck_model::time::Duration;
-use taintcheck_model::trace::TraceRecord;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Duration;
+use taintcheck_formats::scenario::{parse_scenario, Scenario};
+use taintcheck_formats::trace::TraceRecord;
+use taintcheck_oracle::expect::Outcomes;
+use taintcheck_oracle::{Error, Options, Oracle, DEFAULT_STEP_SLACK};
 use taintcheck_runtime::driver::{run_scenario, run_scenario_jittered, ClockKind};
 use taintcheck_runtime::jitter::Jitter;
 

@@ -8,12 +8,12 @@
 mod oracle_support;
 
 use oracle_support::{corpus, profiles, random_count, random_scenario, Rng};
-use taintcheck_model::oracle::expect::{envelope_with, Outcome};
-use taintcheck_model::oracle::{Error, Options, Oracle, Summary};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::Scenario;
-use taintcheck_model::time::Duration;
-use taintcheck_model::trace::TraceRecord;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Duration;
+use taintcheck_formats::scenario::Scenario;
+use taintcheck_formats::trace::TraceRecord;
+use taintcheck_oracle::expect::{envelope_with, Outcome};
+use taintcheck_oracle::{Error, Options, Oracle, Summary};
 use taintcheck_runtime::driver::{run_scenario, run_scenario_mutated, ClockKind};
 use taintcheck_runtime::mutants::Mutant;
 

@@ -7,11 +7,11 @@
 
 mod cli_support;
 
-use taintcheck_model::core::throttle::{Bucket, RateLimit};
-use taintcheck_model::oracle::{Error, Options, Oracle, Summary};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::parse_trace;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::throttle::{Bucket, RateLimit};
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_formats::trace::parse_trace;
+use taintcheck_oracle::{Error, Options, Oracle, Summary};
 
 const HEADER: &str = r#"{"t":0,"kind":"header","version":1,"source":"other","profile":"v1.18","scenario":"storm","observed":["requests","events"]}"#;
 
@@ -279,7 +279,7 @@ impl Rng {
 /// the taint for a while), a client of qps 1 to 10 and burst 1 to 4, up to six taints and
 /// removals of `outage:NoExecute` in the first 20 s, sometimes a grace period, a broken watch
 /// or an informer lag. As YAML, so that it reads as a corpus scenario would.
-fn random_throttled_scenario(seed: u64) -> taintcheck_model::scenario::Scenario {
+fn random_throttled_scenario(seed: u64) -> taintcheck_formats::scenario::Scenario {
     let mut rng = Rng::new(seed);
     let mut yaml = format!(
         "name: random-throttled-{seed}\nruntime: {{qps: {}, burst: {}, nodeInformerLag: {}ms, \
@@ -321,7 +321,7 @@ fn random_throttled_scenario(seed: u64) -> taintcheck_model::scenario::Scenario 
         yaml += &format!("  - {{at: {at}ms, {op}}}\n");
     }
     yaml += "until: 120s\n";
-    taintcheck_model::scenario::parse_scenario("random.yaml", &yaml)
+    taintcheck_formats::scenario::parse_scenario("random.yaml", &yaml)
         .unwrap_or_else(|e| panic!("{e}\n{yaml}"))
 }
 
@@ -329,7 +329,7 @@ fn random_throttled_scenario(seed: u64) -> taintcheck_model::scenario::Scenario 
 /// against the rate limit their headers carry (TRACE-THROTTLE): the false alarms, and how many
 /// requests waited for a token.
 fn throttled_false_alarms(count: u64) -> Vec<String> {
-    use taintcheck_model::trace::TraceEvent;
+    use taintcheck_formats::trace::TraceEvent;
     use taintcheck_runtime::driver::{run_scenario, ClockKind};
     let mut alarms = Vec::new();
     for name in Profile::NAMES {

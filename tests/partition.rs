@@ -5,13 +5,13 @@
 
 use serde_json::Value;
 use std::sync::Arc;
+use taintcheck_core::profile::Profile;
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::partition::{self, Merged, Partition};
 use taintcheck_model::check::reduction::Reduction;
 use taintcheck_model::check::run::{run, Report, RunOptions, Strategy};
 use taintcheck_model::check::state::SysState;
 use taintcheck_model::check::TaintSys;
-use taintcheck_model::profile::Profile;
 
 /// The tutorial's configuration with declared properties (PROP-1).
 const POLICY: &str = "docs/tutorial/policy.yaml";

@@ -9,7 +9,7 @@
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use taintcheck_model::releases::{Pinned, PINNED};
+use taintcheck_core::releases::{Pinned, PINNED};
 
 /// `go env GOMODCACHE`, or why there is none.
 fn module_cache() -> Result<PathBuf, String> {

@@ -45,9 +45,9 @@ use itf::{Projection, QuintState};
 use project::project;
 use quint::{ensure_quint, env_usize, follows, quint_dir, read_dir, run_tests, simulate};
 use stateright::Model;
+use taintcheck_core::profile::Profile;
 use taintcheck_model::check::properties::PROPERTIES;
 use taintcheck_model::check::{shortest, Action, CheckConfig, SysState, TaintSys};
-use taintcheck_model::profile::Profile;
 
 /// The (Quint module, Rust profile, Rust configuration) triples of `specs/quint/profiles.qnt`;
 /// a configuration is built in or a file under the repository.

@@ -5,7 +5,12 @@
 //! violated. Spec: CHECK-7, RT-SCHED-1, RT-SCHED-2.
 
 use stateright::{Model, Path};
-use taintcheck_model::api::PodKey;
+use taintcheck_core::api::PodKey;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Duration;
+use taintcheck_core::Step;
+use taintcheck_formats::scenario::ObjectKind;
+use taintcheck_formats::trace::TraceEvent;
 use taintcheck_model::check::action::{Action, EnvOp, Watched};
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::properties::PROPERTIES;
@@ -13,11 +18,6 @@ use taintcheck_model::check::replay::{EnvInput, Schedule, Turn};
 use taintcheck_model::check::shortest;
 use taintcheck_model::check::trace::Trace;
 use taintcheck_model::check::{SysState, TaintSys};
-use taintcheck_model::core::Step;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::ObjectKind;
-use taintcheck_model::time::Duration;
-use taintcheck_model::trace::TraceEvent;
 use taintcheck_runtime::replay::replay;
 
 const VERDICTS: &str = include_str!("../specs/verdicts.md");

@@ -3,10 +3,10 @@
 //! under `latest`. The reports are deterministic (shortest counterexamples, no timings), so each
 //! is a reviewed snapshot. Spec: CHECK-5.
 
+use taintcheck_core::profile::Profile;
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::issue;
 use taintcheck_model::check::TaintSys;
-use taintcheck_model::profile::Profile;
 
 fn report(profile: &str, config: &str, property: &str) -> String {
     let model = TaintSys::new(

@@ -7,9 +7,9 @@
 //! from N to 4N operations: kept records would grow it about 16 times.
 
 use std::sync::atomic::Ordering;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{parse_scenario, RunCheck};
-use taintcheck_model::trace::to_line;
+use taintcheck_core::profile::Profile;
+use taintcheck_formats::scenario::{parse_scenario, RunCheck};
+use taintcheck_formats::trace::to_line;
 use taintcheck_runtime::driver::{run_scenario_streamed, ClockKind};
 use taintcheck_runtime::timeline;
 

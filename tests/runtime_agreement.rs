@@ -7,13 +7,13 @@
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use std::collections::BTreeMap;
-use taintcheck_model::api::{Node, Pod, PodKey, TaintEffect, Toleration, Uid};
-use taintcheck_model::oracle::{Error, Options, Oracle};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp};
-use taintcheck_model::taint_syntax::parse_spec;
-use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
+use taintcheck_core::api::{Node, Pod, PodKey, TaintEffect, Toleration, Uid};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_formats::scenario::{Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp};
+use taintcheck_formats::taint_syntax::parse_spec;
+use taintcheck_formats::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
+use taintcheck_oracle::{Error, Options, Oracle};
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 
 /// One worker, as in the runtime runs below; sharding itself is covered by the shuttle tests.

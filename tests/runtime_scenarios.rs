@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{check, parse_scenario};
-use taintcheck_model::trace::to_line;
+use taintcheck_core::profile::Profile;
+use taintcheck_formats::scenario::{check, parse_scenario};
+use taintcheck_formats::trace::to_line;
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 use taintcheck_runtime::timeline;
 
@@ -165,10 +165,11 @@ fn run_exits_0_when_expectations_hold_and_writes_the_trace() {
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("expectations: 1 checked, all met"));
     let written = std::fs::read_to_string(trace).unwrap();
-    let records = taintcheck_model::trace::parse_trace("t", &written).unwrap();
-    assert!(records
-        .iter()
-        .any(|r| matches!(r.event, taintcheck_model::trace::TraceEvent::Request { .. })));
+    let records = taintcheck_formats::trace::parse_trace("t", &written).unwrap();
+    assert!(records.iter().any(|r| matches!(
+        r.event,
+        taintcheck_formats::trace::TraceEvent::Request { .. }
+    )));
 }
 
 #[test]

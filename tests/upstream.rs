@@ -7,8 +7,8 @@ mod cli_support;
 
 use cli_support::{stderr, stdout, taintcheck};
 use std::path::{Path, PathBuf};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{check, parse_scenario};
+use taintcheck_core::profile::Profile;
+use taintcheck_formats::scenario::{check, parse_scenario};
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 
 /// The newest release and the oldest, which CI runs.

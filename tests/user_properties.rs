@@ -7,16 +7,16 @@ use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
 use stateright::{Model, Representative};
+use taintcheck_core::fx::{Fx, FxBuild};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Duration;
+use taintcheck_core::EventKind;
 use taintcheck_model::check::builder::Check;
 use taintcheck_model::check::config::{CheckConfig, BUILTIN};
 use taintcheck_model::check::properties::vocabulary::{Claim, Declared, Pattern, Timing};
 use taintcheck_model::check::run::{self, RunOptions, Status, Strategy};
 use taintcheck_model::check::shortest;
 use taintcheck_model::check::{SysState, TaintSys};
-use taintcheck_model::core::EventKind;
-use taintcheck_model::fx::{Fx, FxBuild};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::time::Duration;
 
 /// `a` tolerates `k` for 2 s, `b` not at all; the environment may add `k` to n1 once.
 const SMALL: &str = r#"

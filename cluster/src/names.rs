@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use taintcheck_model::api::{Node, Pod, PodKey, Uid};
-use taintcheck_model::trace::{TraceEvent, TraceRecord};
+use taintcheck_core::api::{Node, Pod, PodKey, Uid};
+use taintcheck_formats::trace::{TraceEvent, TraceRecord};
 
 /// The label every node of a run carries (`taintcheck.dev/run=RUN`), so a watch of nodes can
 /// select the run's own.
@@ -241,7 +241,7 @@ impl Names {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use taintcheck_model::time::Time;
+    use taintcheck_core::time::Time;
 
     #[test]
     fn a_run_translates_back_to_the_scenario_names() {

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1 as k8s;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time as K8sTime};
 use k8s_openapi::jiff::Timestamp;
 use std::collections::BTreeMap;
-use taintcheck_model::api::{Taint, TaintEffect, Toleration};
+use taintcheck_core::api::{Taint, TaintEffect, Toleration};
 
 /// The image of the container every pod has; never pulled, since no kubelet runs.
 pub const IMAGE: &str = "registry.k8s.io/pause:3.10";
@@ -94,7 +94,7 @@ pub fn pod(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use taintcheck_model::api::Operator;
+    use taintcheck_core::api::Operator;
 
     #[test]
     fn objects_carry_what_the_scenario_says() {

@@ -15,10 +15,10 @@ use kube::api::{DeleteParams, PostParams};
 use kube::{Api, Client};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
-use taintcheck_model::admission::daemonset_tolerations;
-use taintcheck_model::api::{PodKey, Toleration, Uid};
-use taintcheck_model::scenario::{Admission, Op, PodSpec, RuntimeKnobs, Scenario};
-use taintcheck_model::taint_syntax::reorganize;
+use taintcheck_core::admission::daemonset_tolerations;
+use taintcheck_core::api::{PodKey, Toleration, Uid};
+use taintcheck_formats::scenario::{Admission, Op, PodSpec, RuntimeKnobs, Scenario};
+use taintcheck_formats::taint_syntax::reorganize;
 use tokio::time::Instant;
 
 /// What in `scenario` a real API server cannot play, one entry per item with its line where
@@ -268,7 +268,7 @@ impl Player {
                 };
                 let (old, daemon_set) = self.submitted.get(key).cloned().unwrap_or_default();
                 self.delete_pod(key, names, force).await?;
-                let mut pod = taintcheck_model::api::Pod {
+                let mut pod = taintcheck_core::api::Pod {
                     key: key.clone(),
                     uid: uid.clone(),
                     node_name: node.clone(),

@@ -378,8 +378,8 @@ impl World {
 mod tests {
     use super::*;
     use crate::play::unsupported;
-    use taintcheck_model::scenario::{parse_scenario, Op};
-    use taintcheck_model::taint_syntax::TaintSpec;
+    use taintcheck_formats::scenario::{parse_scenario, Op};
+    use taintcheck_formats::taint_syntax::TaintSpec;
 
     /// Every generated scenario reads as a scenario, a real API server can play it, and its
     /// operations come in order at least 0.5 s apart from 1 s on.

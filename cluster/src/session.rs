@@ -16,7 +16,7 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-use taintcheck_model::scenario::{Op, Scenario};
+use taintcheck_formats::scenario::{Op, Scenario};
 
 /// How long a controller may take from its start until its informers have listed.
 pub const SYNC_TIMEOUT: Duration = Duration::from_secs(30);

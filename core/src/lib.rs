@@ -53,13 +53,16 @@
 
 #![warn(missing_docs)]
 
+pub mod admission;
 pub mod api;
 pub mod api_server;
+pub mod explain;
 pub mod fx;
 pub mod matching;
 pub mod profile;
 pub mod releases;
 pub mod relist;
+pub mod scheduler;
 pub mod shared;
 pub mod small_map;
 #[cfg(any(test, feature = "proptest"))]

@@ -8,16 +8,16 @@
 //! and `tests/fuzz_corpus.rs`, which replays `fuzz/corpus/<target>/` on stable on every
 //! `cargo test`, so each crash found becomes a regression input.
 
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Duration;
+use taintcheck_formats::limits::Lines;
+use taintcheck_formats::manifest;
+use taintcheck_formats::recording::{import_with, Settings};
+use taintcheck_formats::scenario::parse_scenario;
+use taintcheck_formats::trace::{to_line, TraceReader, TraceRecord};
+use taintcheck_formats::yaml;
 use taintcheck_model::check::config::CheckConfig;
-use taintcheck_model::limits::Lines;
-use taintcheck_model::manifest;
-use taintcheck_model::oracle::{Options, Oracle};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::recording::{import_with, Settings};
-use taintcheck_model::scenario::parse_scenario;
-use taintcheck_model::time::Duration;
-use taintcheck_model::trace::{to_line, TraceReader, TraceRecord};
-use taintcheck_model::yaml;
+use taintcheck_oracle::{Options, Oracle};
 
 /// Larger inputs are ignored: the readers' own limits (specs/limits.md, 64 MiB per file, 1 MiB
 /// per line) are tested in tests/cli_hostile.rs; fuzzing looks for shapes, not sizes.

@@ -7,19 +7,19 @@ use crate::recorder::Recorder;
 use crate::sync::{lock, Arc, Mutex};
 use crate::timers::TimerService;
 use std::collections::{BTreeMap, HashMap};
-use taintcheck_model::admission::{
+use taintcheck_core::admission::{
     daemonset_tolerations, default_toleration_seconds, DefaultTolerationSeconds,
 };
-use taintcheck_model::api::{
+use taintcheck_core::api::{
     Deletion, Node, NodeName, Pod, PodKey, ResourceVersion, Toleration, Uid,
 };
-use taintcheck_model::api_server::{self, Write};
-use taintcheck_model::core::{ApiRequest, ApiResult, Verb};
-use taintcheck_model::fx::FxBuild;
-use taintcheck_model::scenario::{Admission, PodSpec};
-use taintcheck_model::taint_syntax::{reorganize, TaintSpec};
-use taintcheck_model::time::Duration;
-use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent};
+use taintcheck_core::api_server::{self, Write};
+use taintcheck_core::fx::FxBuild;
+use taintcheck_core::time::Duration;
+use taintcheck_core::{ApiRequest, ApiResult, Verb};
+use taintcheck_formats::scenario::{Admission, PodSpec};
+use taintcheck_formats::taint_syntax::{reorganize, TaintSpec};
+use taintcheck_formats::trace::{RequestVerb, ResponseResult, TraceEvent};
 
 /// A watch notification: the object after the change (before it, for a deletion).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //! * [`SystemClock`]: milliseconds of a monotonic clock since the runtime started.
 
 use crate::sync::{AtomicI64, Ordering};
-use taintcheck_model::time::Time;
+use taintcheck_core::time::Time;
 
 /// A source of `now`.
 pub trait Clock: Send + Sync + 'static {

@@ -21,14 +21,14 @@ use crate::sync::{lock, spawn, thread, wait, Arc, AtomicBool, Condvar, Mutex, Or
 use crate::timers::{TimerHandle, TimerService};
 use crate::world::{PodEvent, World};
 use std::collections::{BTreeMap, BTreeSet};
-use taintcheck_model::api::{Node, Pod, PodKey};
-use taintcheck_model::check::replay::Turn;
-use taintcheck_model::core::{
+use taintcheck_core::api::{Node, Pod, PodKey};
+use taintcheck_core::time::Time;
+use taintcheck_core::{
     Actor, ApiRequest, ClusterView, Config, Controller as Core, Effect, Immediate, Step, TimerId,
     Verb,
 };
-use taintcheck_model::time::Time;
-use taintcheck_model::trace::{RequestVerb, TraceEvent};
+use taintcheck_formats::trace::{RequestVerb, TraceEvent};
+use taintcheck_model::check::replay::Turn;
 
 impl ClusterView for Cache {
     fn node(&self, name: &str) -> Option<&Node> {
@@ -423,11 +423,7 @@ impl Shared {
 
     /// The API server's answer to `request` goes back to its work, which takes it in at its
     /// next step (CORE-A13).
-    fn responded(
-        self: &Arc<Self>,
-        request: &ApiRequest,
-        result: taintcheck_model::core::ApiResult,
-    ) {
+    fn responded(self: &Arc<Self>, request: &ApiRequest, result: taintcheck_core::ApiResult) {
         let mut s = lock(&self.state);
         if s.stopped {
             return;

@@ -16,12 +16,12 @@ use crate::mutants::Mutation;
 use crate::recorder::{Recorder, Sink};
 use crate::sync::{lock, spawn, Arc, Mutex};
 use crate::timers::TimerService;
-use taintcheck_model::api::Pod;
-use taintcheck_model::core::Config;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{ObjectKind, Op, PodSpec, Scenario, TimedOp};
-use taintcheck_model::time::Time;
-use taintcheck_model::trace::{TraceEvent, TraceRecord};
+use taintcheck_core::api::Pod;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Time;
+use taintcheck_core::Config;
+use taintcheck_formats::scenario::{ObjectKind, Op, PodSpec, Scenario, TimedOp};
+use taintcheck_formats::trace::{TraceEvent, TraceRecord};
 
 /// Which clock a run uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

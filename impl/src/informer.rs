@@ -10,12 +10,12 @@ use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
 use crate::timers::TimerService;
 use crate::world::World;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_core::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_core::fx::FxBuild;
+use taintcheck_core::relist::{self, Relisted};
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_formats::scenario::ObjectKind;
 use taintcheck_model::check::replay::Turn;
-use taintcheck_model::fx::FxBuild;
-use taintcheck_model::relist::{self, Relisted};
-use taintcheck_model::scenario::ObjectKind;
-use taintcheck_model::time::{Duration, Time};
 
 /// The informer caches: node and pod listers plus the pod index by `spec.nodeName`.
 #[derive(Clone, Debug, Default)]

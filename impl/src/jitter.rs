@@ -9,7 +9,7 @@
 //! serial virtual clock a seed names a run.
 
 use crate::sync::{Arc, AtomicU64, Ordering};
-use taintcheck_model::time::Duration;
+use taintcheck_core::time::Duration;
 
 /// Delays of up to `max`, drawn from a seeded generator; [`Jitter::none`] draws nothing.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@
 use crate::sync::{lock, Mutex};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
-use taintcheck_model::trace::{RequestVerb, ResponseResult, TraceEvent};
+use taintcheck_formats::trace::{RequestVerb, ResponseResult, TraceEvent};
 
 /// Counters, fed one record at a time.
 #[derive(Default)]

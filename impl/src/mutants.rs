@@ -12,11 +12,11 @@
 
 use crate::informer::Cache;
 #[cfg(feature = "mutants")]
-use taintcheck_model::api::TaintEffect;
-use taintcheck_model::api::{Node, Pod, PodKey};
-use taintcheck_model::core::Cluster;
-use taintcheck_model::core::{ApiRequest, ClusterView};
-use taintcheck_model::time::Time;
+use taintcheck_core::api::TaintEffect;
+use taintcheck_core::api::{Node, Pod, PodKey};
+use taintcheck_core::time::Time;
+use taintcheck_core::Cluster;
+use taintcheck_core::{ApiRequest, ClusterView};
 
 /// Where a controller incarnation may deviate from the core's view of the world. Every default
 /// passes the value through unchanged.
@@ -244,7 +244,7 @@ impl Boundary for Mutation {
     }
 
     fn repeats(&self, request: &ApiRequest) -> bool {
-        *self == Some(Mutant::DeletesTwice) && request.verb == taintcheck_model::core::Verb::Delete
+        *self == Some(Mutant::DeletesTwice) && request.verb == taintcheck_core::Verb::Delete
     }
 
     fn survives_restart(&self) -> bool {
@@ -255,7 +255,7 @@ impl Boundary for Mutation {
 #[cfg(all(test, feature = "mutants"))]
 mod tests {
     use super::*;
-    use taintcheck_model::api::{PodKey, Toleration, Uid};
+    use taintcheck_core::api::{PodKey, Toleration, Uid};
 
     #[test]
     fn misreadings_change_exactly_what_they_say() {

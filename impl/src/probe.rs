@@ -3,8 +3,8 @@
 //! what was buffered on a worker's node channel when it took a pod item. Off in normal runs.
 
 use crate::sync::{lock, Arc, Mutex};
-use taintcheck_model::api::NodeName;
-use taintcheck_model::core::{PodItem, Step, WorkerStatus};
+use taintcheck_core::api::NodeName;
+use taintcheck_core::{PodItem, Step, WorkerStatus};
 
 /// A work-queue key.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

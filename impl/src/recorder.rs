@@ -8,8 +8,8 @@
 
 use crate::clock::Clock;
 use crate::sync::{lock, Arc, AtomicU64, Mutex, Ordering};
-use taintcheck_model::core::throttle::RateLimit;
-use taintcheck_model::trace::{rate_limit, to_line, TraceEvent, TraceRecord, TRACE_VERSION};
+use taintcheck_core::throttle::RateLimit;
+use taintcheck_formats::trace::{rate_limit, to_line, TraceEvent, TraceRecord, TRACE_VERSION};
 
 /// Cheap to clone; every clone appends to the same trace.
 #[derive(Clone)]

@@ -16,14 +16,14 @@ use crate::schedule::Gate;
 use crate::sync::spawn;
 use crate::timers::TimerService;
 use std::sync::Arc;
-use taintcheck_model::api::{Node, Pod};
+use taintcheck_core::api::{Node, Pod};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_core::Config;
+use taintcheck_formats::scenario::{Admission, ObjectKind, PodSpec};
+use taintcheck_formats::trace::{ResponseResult, TraceEvent, TraceRecord};
 use taintcheck_model::check::action::Watched;
 use taintcheck_model::check::replay::{EnvInput, Expected, Schedule, Turn};
-use taintcheck_model::core::Config;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{Admission, ObjectKind, PodSpec};
-use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::{ResponseResult, TraceEvent, TraceRecord};
 
 /// How long a released turn may wait for its thread (wall time) before the replay calls it
 /// stuck: far more than any step takes.

@@ -16,15 +16,15 @@ use crate::sync::{spawn, Arc};
 use crate::timers::TimerService;
 use std::collections::BTreeMap;
 use std::time::Instant;
-use taintcheck_model::admission::UNREACHABLE;
-use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
-use taintcheck_model::core::throttle::RateLimit;
-use taintcheck_model::core::Config;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{deletions, Admission, PodSpec};
-use taintcheck_model::taint_syntax::TaintSpec;
-use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::TraceEvent;
+use taintcheck_core::admission::UNREACHABLE;
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::throttle::RateLimit;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_core::Config;
+use taintcheck_formats::scenario::{deletions, Admission, PodSpec};
+use taintcheck_formats::taint_syntax::TaintSpec;
+use taintcheck_formats::trace::TraceEvent;
 
 /// The storm's shape.
 #[derive(Clone, Copy, Debug)]
@@ -180,7 +180,7 @@ pub fn eviction_lateness(evictions: usize, per_second: u32, profile: Profile) ->
         recorder.clone(),
         timers.clone(),
     );
-    let toleration = taintcheck_model::api::Toleration::exists(
+    let toleration = taintcheck_core::api::Toleration::exists(
         "bench/slow",
         Some(TaintEffect::NoExecute),
         Some(2),

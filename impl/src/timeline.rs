@@ -1,7 +1,7 @@
 //! The readable timeline `taintcheck run` prints and the corpus snapshots hold: one line per
 //! trace record, time first, then who acted (`api`, `ctrl`, `note`) and what happened.
 
-use taintcheck_model::trace::{TraceEvent, TraceRecord};
+use taintcheck_formats::trace::{TraceEvent, TraceRecord};
 
 /// Renders the records (the header is left out: the caller prints its own).
 pub fn render(records: &[TraceRecord]) -> String {

@@ -17,9 +17,9 @@ use crate::clock::Clock;
 use crate::schedule::Gate;
 use crate::sync::{lock, wait, Arc, Condvar, Mutex};
 use std::collections::BTreeMap;
+use taintcheck_core::time::Time;
+use taintcheck_core::Actor;
 use taintcheck_model::check::replay::Turn;
-use taintcheck_model::core::Actor;
-use taintcheck_model::time::Time;
 
 /// A callback; it may arm further timers.
 pub type Callback = Box<dyn FnOnce() + Send>;

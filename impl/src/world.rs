@@ -6,10 +6,10 @@
 
 use crate::api::{Answer, ApiServer, Watcher};
 use crate::timers::TimerService;
-use taintcheck_model::api::{Node, Pod};
+use taintcheck_core::api::{Node, Pod};
+use taintcheck_core::time::Time;
+use taintcheck_core::ApiRequest;
 use taintcheck_model::check::replay::Turn;
-use taintcheck_model::core::ApiRequest;
-use taintcheck_model::time::Time;
 
 /// Where an answer goes: the work that sent the request, from whichever thread the world
 /// answers on.

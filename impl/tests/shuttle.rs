@@ -12,12 +12,12 @@
 #![cfg(feature = "shuttle")]
 
 use std::collections::BTreeSet;
-use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use taintcheck_model::core::{shard_of, Config};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{deletions, Admission, PodSpec};
-use taintcheck_model::taint_syntax::TaintSpec;
-use taintcheck_model::time::{Duration, Time};
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_core::{shard_of, Config};
+use taintcheck_formats::scenario::{deletions, Admission, PodSpec};
+use taintcheck_formats::taint_syntax::TaintSpec;
 use taintcheck_runtime::api::ApiServer;
 use taintcheck_runtime::clock::VirtualClock;
 use taintcheck_runtime::controller::{Controller, InformerLags};

@@ -4,10 +4,10 @@ use super::check::ModelArgs;
 use super::failure::Failure;
 use clap::builder::{RangedI64ValueParser, TypedValueParser};
 use clap::Args;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::releases::{self, Gate, Release, ReleaseError, RELEASES};
 use taintcheck_model::check::issue;
 use taintcheck_model::check::properties::PropertyInfo;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::releases::{self, Gate, Release, ReleaseError, RELEASES};
 
 /// `--profile`: a name of [`Profile::NAMES`] or a Kubernetes release (`1.31`, `1.31.4`,
 /// `1.26.0-1.26.10`, a range's name with a gate flipped), parsed into the profile itself. An

@@ -8,16 +8,15 @@ use clap::Args;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use taintcheck_model::check::config::{
-    checked_taint, CheckConfig, ConfigErrors, OpKind, Overrides,
-};
+use taintcheck_formats::limits;
+use taintcheck_formats::taint_syntax::checked_no_execute;
+use taintcheck_model::check::config::{CheckConfig, ConfigErrors, OpKind, Overrides};
 use taintcheck_model::check::expectation::Expectation;
 use taintcheck_model::check::itf_state;
 use taintcheck_model::check::partition::{self, Partition};
 use taintcheck_model::check::reduction::Reduction;
 use taintcheck_model::check::run::{self, Report, RunOptions, Status, Strategy};
 use taintcheck_model::check::TaintSys;
-use taintcheck_model::limits;
 
 mod junit;
 
@@ -142,7 +141,7 @@ impl ModelArgs {
         };
         if let Some(keys) = &self.taint_keys {
             for key in keys {
-                checked_taint(key).map_err(|problem| {
+                checked_no_execute(key).map_err(|problem| {
                     format!("--taint-keys: Invalid value: {key:?}: expected {problem}")
                 })?;
             }

@@ -11,13 +11,13 @@ use serde_json::json;
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use taintcheck_model::core::throttle::RateLimit;
-use taintcheck_model::limits::{self, Lines};
-use taintcheck_model::oracle::parallel::Parallel;
-use taintcheck_model::oracle::{witness, Error, Options, Violation, DEFAULT_STEP_SLACK};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::{Clock, TraceEvent, TraceReader, TraceRecord};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::throttle::RateLimit;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_formats::limits::{self, Lines};
+use taintcheck_formats::trace::{Clock, TraceEvent, TraceReader, TraceRecord};
+use taintcheck_oracle::parallel::Parallel;
+use taintcheck_oracle::{witness, Error, Options, Violation, DEFAULT_STEP_SLACK};
 
 #[derive(Args)]
 pub struct ConformArgs {

@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::thread::JoinHandle;
-use taintcheck_model::oracle::expect::envelope;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::Scenario;
-use taintcheck_model::time::Duration;
-use taintcheck_model::trace::TraceRecord;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Duration;
+use taintcheck_formats::scenario::Scenario;
+use taintcheck_formats::trace::TraceRecord;
+use taintcheck_oracle::expect::envelope;
 use taintcheck_runtime::driver::{run_scenario_streamed, ClockKind};
 
 #[derive(Args)]

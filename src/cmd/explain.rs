@@ -1,13 +1,13 @@
 //! `taintcheck explain --node NODE.yaml --pod POD.yaml`: what the node's taints mean for the
-//! pod, today and for a new pod (see `taintcheck_model::explain`).
+//! pod, today and for a new pod (see `taintcheck_core::explain`).
 
 use super::failure::{diagnostic_line, Failure, Outcome};
 use crate::cmd::output::{out, outln};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use taintcheck_model::explain::{Eviction, Explanation};
-use taintcheck_model::manifest::{self, Located};
+use taintcheck_core::explain::{Eviction, Explanation};
+use taintcheck_formats::manifest::{self, Located};
 
 #[derive(Args)]
 pub struct ExplainArgs {

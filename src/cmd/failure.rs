@@ -3,7 +3,7 @@
 
 use std::fmt::Display;
 use std::process::ExitCode;
-use taintcheck_model::manifest::Diagnostic;
+use taintcheck_formats::manifest::Diagnostic;
 
 /// Why a command stops with exit code 2.
 #[derive(Debug)]

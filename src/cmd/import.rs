@@ -10,9 +10,9 @@ use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use taintcheck_model::limits::open_file;
-use taintcheck_model::recording::{import_with, Settings};
-use taintcheck_model::trace::to_line;
+use taintcheck_formats::limits::open_file;
+use taintcheck_formats::recording::{import_with, Settings};
+use taintcheck_formats::trace::to_line;
 
 #[derive(Args)]
 pub struct ImportArgs {

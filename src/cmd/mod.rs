@@ -25,8 +25,8 @@ pub mod validate;
 
 use failure::Failure;
 use std::path::Path;
-use taintcheck_model::limits;
-use taintcheck_model::scenario::{parse_scenario, Scenario};
+use taintcheck_formats::limits;
+use taintcheck_formats::scenario::{parse_scenario, Scenario};
 
 /// Reads a whole input file through the bounded reader: a file that cannot be read is a usage
 /// error (`taintcheck: FILE: cannot read file: …`), text that is not UTF-8 bad input at its line.

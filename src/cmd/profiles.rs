@@ -10,8 +10,8 @@ use crate::cmd::output::out;
 use clap::Args;
 use std::fmt::Write;
 use std::process::ExitCode;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::releases::{release_of, Release, RELEASES};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::releases::{release_of, Release, RELEASES};
 
 #[derive(Args)]
 pub struct ProfilesArgs {

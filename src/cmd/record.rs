@@ -12,9 +12,9 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use taintcheck_cluster::watch::{self, Recorder, Scope, Sinks};
-use taintcheck_model::recording::{import_with, Settings};
-use taintcheck_model::scenario::parse_duration;
-use taintcheck_model::trace::{to_line, TraceEvent};
+use taintcheck_formats::recording::{import_with, Settings};
+use taintcheck_formats::scenario::parse_duration;
+use taintcheck_formats::trace::{to_line, TraceEvent};
 
 #[derive(Args)]
 pub struct RecordArgs {
@@ -68,7 +68,7 @@ pub fn run(args: &RecordArgs) -> Outcome {
 
 fn record(
     args: &RecordArgs,
-    until: Option<taintcheck_model::time::Duration>,
+    until: Option<taintcheck_core::time::Duration>,
     dir: &std::path::Path,
 ) -> Outcome {
     let files = [
@@ -134,7 +134,7 @@ fn record(
     for (path, name) in files.iter().zip(&names) {
         readers.push((
             name.as_str(),
-            taintcheck_model::limits::open_file(path).map_err(Failure::usage)?,
+            taintcheck_formats::limits::open_file(path).map_err(Failure::usage)?,
         ));
     }
     let settings = Settings {

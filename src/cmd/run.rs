@@ -13,8 +13,8 @@ use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
-use taintcheck_model::scenario::RunCheck;
-use taintcheck_model::trace::{to_line, TraceRecord};
+use taintcheck_formats::scenario::RunCheck;
+use taintcheck_formats::trace::{to_line, TraceRecord};
 use taintcheck_runtime::driver::{run_scenario_streamed, ClockKind};
 use taintcheck_runtime::timeline;
 

@@ -18,15 +18,15 @@ use std::time::{Duration as StdDuration, Instant};
 use taintcheck_cluster::play::unsupported;
 use taintcheck_cluster::process::{Binaries, ControlPlane};
 use taintcheck_cluster::session::{self, Cluster, Recording, Release};
-use taintcheck_model::core::throttle::RateLimit;
-use taintcheck_model::oracle::expect::{envelope, Outcome as Envelope, PodEnvelope};
-use taintcheck_model::oracle::{Error as OracleError, Options, Oracle};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::recording::{import_with, Settings};
-use taintcheck_model::releases;
-use taintcheck_model::scenario::{Deletion, RunCheck, Scenario};
-use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::{to_line, TraceEvent, TraceRecord};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::releases;
+use taintcheck_core::throttle::RateLimit;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_formats::recording::{import_with, Settings};
+use taintcheck_formats::scenario::{Deletion, RunCheck, Scenario};
+use taintcheck_formats::trace::{to_line, TraceEvent, TraceRecord};
+use taintcheck_oracle::expect::{envelope, Outcome as Envelope, PodEnvelope};
+use taintcheck_oracle::{Error as OracleError, Options, Oracle};
 
 #[derive(Args)]
 pub struct UpstreamArgs {
@@ -283,7 +283,7 @@ fn judge(
     for (path, name) in paths.iter().zip(&names) {
         files.push((
             name.as_str(),
-            taintcheck_model::limits::open_file(path).map_err(Failure::usage)?,
+            taintcheck_formats::limits::open_file(path).map_err(Failure::usage)?,
         ));
     }
     let settings = Settings {
@@ -525,7 +525,7 @@ fn print(args: &UpstreamArgs, r: &Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use taintcheck_model::api::{PodKey, Uid};
+    use taintcheck_core::api::{PodKey, Uid};
 
     /// A deletion of a pod of the scenario's cluster may come before its window by as long as
     /// the cluster took to create, and after it by as late as operations were played; no more.

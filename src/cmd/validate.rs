@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use taintcheck_model::manifest::{self, Diagnostic};
+use taintcheck_formats::manifest::{self, Diagnostic};
 
 #[derive(Args)]
 pub struct ValidateArgs {

@@ -4,14 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
-use taintcheck_model::profile::Profile;
-use taintcheck_model::scenario::{
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Toleration, Uid};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_formats::scenario::{
     parse_scenario, Admission, ObjectKind, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp,
 };
-use taintcheck_model::taint_syntax::TaintSpec;
-use taintcheck_model::time::{Duration, Time};
-use taintcheck_model::trace::{RequestVerb, ResponseResult};
+use taintcheck_formats::taint_syntax::TaintSpec;
+use taintcheck_formats::trace::{RequestVerb, ResponseResult};
 
 pub fn corpus() -> Vec<Scenario> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/scenarios");

@@ -1,7 +1,7 @@
 //! The projection of a Rust model state on the variables it shares with the Quint specification
 //! (specs/quint/README.md "Cross-check"): the Rust side of both replays.
 
-use taintcheck_model::api::{Node, Pod};
+use taintcheck_core::api::{Node, Pod};
 use taintcheck_model::check::properties::{Flag, Witness};
 use taintcheck_model::check::SysState;
 

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use taintcheck_model::relist::{self, Relisted};
+use taintcheck_core::relist::{self, Relisted};
 
 /// The objects of one kind as last seen, and who is told of changes.
 pub struct Mirror<Key, T> {

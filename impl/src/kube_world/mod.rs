@@ -19,10 +19,10 @@ use mirror::Mirror;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use taintcheck_model::api::{Node, NodeName, Pod, PodKey};
-use taintcheck_model::core::ApiRequest;
-use taintcheck_model::manifest::convert::{node_from_k8s, pod_from_k8s};
-use taintcheck_model::time::Time;
+use taintcheck_core::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_core::time::Time;
+use taintcheck_core::ApiRequest;
+use taintcheck_formats::manifest::convert::{node_from_k8s, pod_from_k8s};
 use tokio::sync::watch;
 
 /// A client of a real API server, on the world's own runtime: it may lead ([`Self::lead`]),

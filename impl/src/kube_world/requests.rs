@@ -13,9 +13,9 @@ use kube::{Api, Client};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
-use taintcheck_model::api::{ResourceVersion, Uid};
-use taintcheck_model::core::{ApiRequest, ApiResult, FetchedPod, Verb};
-use taintcheck_model::manifest::convert::{has_disruption_target, node_from_k8s, pod_from_k8s};
+use taintcheck_core::api::{ResourceVersion, Uid};
+use taintcheck_core::{ApiRequest, ApiResult, FetchedPod, Verb};
+use taintcheck_formats::manifest::convert::{has_disruption_target, node_from_k8s, pod_from_k8s};
 
 /// A request that gets no answer within this fails, as client-go's would at its timeout.
 const TIMEOUT: Duration = Duration::from_secs(30);

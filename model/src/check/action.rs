@@ -2,9 +2,9 @@
 //! answers, and the environment's operations. Names are role-prefixed (stateright's 2pc style).
 //! Spec: MODEL-A1..MODEL-A5 and ENV-1..ENV-10 (specs/spec.md, "Actions").
 
-use crate::api::{Name, NodeName, PodKey};
-use crate::core::{RequestId, Step};
-use crate::time::Time;
+use taintcheck_core::api::{Name, NodeName, PodKey};
+use taintcheck_core::time::Time;
+use taintcheck_core::{RequestId, Step};
 
 /// One transition of the system.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -6,9 +6,9 @@ use super::environment::Environment;
 use super::judge;
 use super::outcome::Outcome;
 use super::state::{ApiPod, Delta, SysState};
-use crate::api::{Deletion, PodKey, ResourceVersion};
-use crate::api_server::{self, StoredPod, Write};
-use crate::core::{ApiRequest, ApiResult};
+use taintcheck_core::api::{Deletion, PodKey, ResourceVersion};
+use taintcheck_core::api_server::{self, StoredPod, Write};
+use taintcheck_core::{ApiRequest, ApiResult};
 
 /// Answers `req` (and applies its write) in `s`. `env`: the profile's `comparison_operators`
 /// switch, for judging an applied DELETE, and the pods' termination grace (API-2).

@@ -6,8 +6,8 @@
 //! behaviour of the configuration can exemplify it, whatever the profile. Spec: CHECK-1.
 
 use super::config::{CheckConfig, OpKind};
-use crate::api::{Taint, Toleration};
-use crate::matching;
+use taintcheck_core::api::{Taint, Toleration};
+use taintcheck_core::matching;
 
 /// Why the configuration cannot exemplify the `sometimes` property with spec id `id`; `None`
 /// when it can (or may: every user-defined property, and every built-in the rule below does

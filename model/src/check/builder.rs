@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use taintcheck_model::check::builder::Check;
-//! use taintcheck_model::profile::Profile;
+//! use taintcheck_core::profile::Profile;
 //!
 //! let config = r#"
 //! nodes: [{name: n1}]
@@ -44,8 +44,8 @@ use super::run::{self, PropertyReport, Report, RunOptions, Status};
 use super::state::SysState;
 use super::system::TaintSys;
 use super::trace::Trace;
-use crate::profile::Profile;
 use std::sync::Arc;
+use taintcheck_core::profile::Profile;
 
 /// A model-checking run to set up: [`Check::config`], then any of [`Check::profile`],
 /// [`Check::property`], [`Check::sometimes`], [`Check::options`], then [`Check::run`].

@@ -4,20 +4,21 @@
 //!
 //! Spec: MODEL-CFG (specs/spec.md, "Configurations").
 
-pub(crate) mod properties;
+#[cfg(test)]
+mod declared;
 mod read;
 
 use super::properties::vocabulary::Declared;
-use crate::api::{PodKey, Taint, TaintEffect, Toleration};
-use crate::core::throttle::RateLimit;
-use crate::field::FieldPath;
-use crate::time::Duration;
-use crate::yaml::Error;
 use std::collections::BTreeSet;
+use taintcheck_core::api::{PodKey, Taint, Toleration};
+use taintcheck_core::throttle::RateLimit;
+use taintcheck_core::time::Duration;
+use taintcheck_formats::field::FieldPath;
+use taintcheck_formats::yaml::Error;
 
 /// A configuration's problems, each printed `file:line: field.path: message` (a command-line
 /// value's without a line).
-pub use crate::yaml::Errors as ConfigErrors;
+pub use taintcheck_formats::yaml::Errors as ConfigErrors;
 
 /// The named configurations shipped in `specs/configs/`, in the order `check --help` lists them.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -273,8 +274,8 @@ impl CheckConfig {
     /// A configuration by built-in name or by path to a YAML file.
     pub fn load(name_or_path: &str) -> Result<CheckConfig, ConfigErrors> {
         if name_or_path.ends_with(".yaml") || name_or_path.contains('/') {
-            let text =
-                crate::limits::read_file(std::path::Path::new(name_or_path)).map_err(|e| {
+            let text = taintcheck_formats::limits::read_file(std::path::Path::new(name_or_path))
+                .map_err(|e| {
                     ConfigErrors(vec![Error {
                         file: e.file,
                         line: e.line,
@@ -399,7 +400,10 @@ impl CheckConfig {
             }
         }
         if let Some(keys) = &o.taint_keys {
-            self.taints = keys.iter().map(|k| parse_taint(k)).collect();
+            self.taints = keys
+                .iter()
+                .map(|k| taintcheck_formats::taint_syntax::no_execute(k))
+                .collect();
         }
         if let Some(s) = &o.seconds_choices {
             self.seconds_choices = s.clone();
@@ -461,27 +465,6 @@ pub struct Overrides {
     pub pod_channel_capacity: Option<usize>,
     /// [`CheckConfig::processing_bound_ms`].
     pub processing_bound_ms: Option<i64>,
-}
-
-/// `key` or `key=value`, always NoExecute.
-pub fn parse_taint(s: &str) -> Taint {
-    let (key, value) = s.split_once('=').unwrap_or((s, ""));
-    Taint::new(key, value, TaintEffect::NoExecute)
-}
-
-/// `key` or `key=value` (always NoExecute), each part valid as the API server checks a taint's
-/// key and value; else what is wrong, as `expected …`.
-pub fn checked_taint(s: &str) -> Result<Taint, String> {
-    let taint = parse_taint(s);
-    let problems: Vec<String> = crate::validate::label_key_errors(&taint.key)
-        .into_iter()
-        .chain(crate::validate::label_value_errors(&taint.value))
-        .collect();
-    if problems.is_empty() {
-        Ok(taint)
-    } else {
-        Err(format!("key or key=value: {}", problems.join("; ")))
-    }
 }
 
 /// A problem with a command-line value, which has no line.

@@ -4,9 +4,9 @@
 use super::action::{Action, EnvOp};
 use super::outcome::Outcome;
 use super::state::SysState;
-use crate::api::{Pod, Taint};
-use crate::core::{Effect, Immediate, NodePhase, Note, Step, Verb, Worker};
 use stateright::Path;
+use taintcheck_core::api::{Pod, Taint};
+use taintcheck_core::{Effect, Immediate, NodePhase, Note, Step, Verb, Worker};
 
 mod state;
 mod statement;
@@ -35,7 +35,7 @@ pub fn pod(p: &Pod) -> String {
         .map(|t| {
             let key = if t.key.is_empty() { "*" } else { &t.key };
             let what = match t.operator {
-                crate::api::Operator::Equal => format!("{key}={}", t.value),
+                taintcheck_core::api::Operator::Equal => format!("{key}={}", t.value),
                 _ => key.to_string(),
             };
             let effect = t.effect.as_ref().map(|e| e.as_str()).unwrap_or("*");

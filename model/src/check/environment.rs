@@ -7,12 +7,12 @@ use super::config::{CheckConfig, OpKind};
 use super::informer::{cached_node, cached_pod, relist, relist_difference};
 use super::outcome::Outcome;
 use super::state::{ApiPod, ApiServer, CachedPod, Delta, Pending, SysState};
-use crate::api::{Deletion, Pod, PodKey, TaintEffect};
-use crate::api_server::{self, StoredPod, Write};
-use crate::matching;
-use crate::shared::Shared;
-use crate::time::Time;
 use smallvec::SmallVec;
+use taintcheck_core::api::{Deletion, Pod, PodKey, TaintEffect};
+use taintcheck_core::api_server::{self, StoredPod, Write};
+use taintcheck_core::matching;
+use taintcheck_core::shared::Shared;
+use taintcheck_core::time::Time;
 
 /// A run's environment: the repertoire its configuration allows.
 pub(super) struct Environment<'a> {

@@ -9,9 +9,9 @@
 
 use super::properties::{PropertyInfo, PROPERTIES};
 use super::run::{Report, Status};
-use crate::field::FieldPath;
-use crate::yaml::{self, Error, Errors, Node};
 use saphyr::{Scalar, YamlData};
+use taintcheck_formats::field::FieldPath;
+use taintcheck_formats::yaml::{self, Error, Errors, Node};
 
 /// The verdicts a file expects, one per property of the model's catalogue (the built-ins in
 /// [`PROPERTIES`] order, then the user-defined ones).

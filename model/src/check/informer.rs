@@ -8,11 +8,11 @@ use super::action::Watched;
 use super::display;
 use super::outcome::Outcome;
 use super::state::{ApiNode, ApiPod, CachedNode, CachedPod, Delta, Informer, SysState};
-use crate::api::{Node, NodeName, Pod, PodKey};
-use crate::core::ClusterView;
-use crate::relist::{self, Relisted};
-use crate::shared::Shared;
-use crate::small_map::SmallMap;
+use taintcheck_core::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_core::relist::{self, Relisted};
+use taintcheck_core::shared::Shared;
+use taintcheck_core::small_map::SmallMap;
+use taintcheck_core::ClusterView;
 
 /// The controller's read-only view of the informer caches (upstream's listers and the
 /// `spec.nodeName` index).

@@ -8,9 +8,9 @@
 
 use super::itf::{Trace, Value};
 use super::state::{ApiPod, CachedNode, CachedPod, Delta, Informer, SysState};
-use crate::api::{Deletion, Pod, Taint, Toleration};
-use crate::core::{Controller, Entry, Verb, WorkPhase};
-use crate::time::Time;
+use taintcheck_core::api::{Deletion, Pod, Taint, Toleration};
+use taintcheck_core::time::Time;
+use taintcheck_core::{Controller, Entry, Verb, WorkPhase};
 
 /// The variables, in specs/spec.md order.
 pub const VARS: [&str; 7] = ["now", "api", "nodes", "pods", "ctrl", "env", "history"];

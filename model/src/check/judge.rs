@@ -8,8 +8,8 @@ use super::action::Action;
 use super::properties::vocabulary::Timing;
 use super::properties::{eviction_timing, Flag, Witness};
 use super::state::{earliest_eviction, ApiPod, SysState};
-use crate::api::{PodKey, Uid};
-use crate::core::{ApiRequest, Effect, EventKind, NodePhase, Note, Step, Verb, Worker};
+use taintcheck_core::api::{PodKey, Uid};
+use taintcheck_core::{ApiRequest, Effect, EventKind, NodePhase, Note, Step, Verb, Worker};
 
 /// Judges the effects of one step (`before` --`action`--> `s`): EVICT-1, EVICT-2, CANCEL-1,
 /// CANCEL-2 and CORE-PRE against the caches as they are at that step, and the decisions UID-1

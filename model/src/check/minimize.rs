@@ -9,8 +9,8 @@ use super::properties::PropertyInfo;
 use super::shortest;
 use super::system::TaintSys;
 use super::trace::Trace;
-use crate::profile::Profile;
 use std::fmt;
+use taintcheck_core::profile::Profile;
 
 /// A dimension of a configuration, in the order the search shrinks them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! The stateright model of the whole system: the API server's truth, two lagging informers, the
-//! controller core ([`crate::core::Controller`], every step an action), the API server's answers,
+//! controller core ([`taintcheck_core::Controller`], every step an action), the API server's answers,
 //! a budgeted environment and a bounded monotone clock. Spec: MODEL-*.
 //!
 //! Read [`system`] first: [`TaintSys`] and its `impl Model` (init_states → actions →

@@ -1,7 +1,7 @@
 //! What one transition did: the core's effects, judged at that step, and the model's own notes
 //! (API answers, deliveries), kept only to describe the step.
 
-use crate::core::Effect;
+use taintcheck_core::Effect;
 
 /// What one transition did, for display and for the properties judged at that step.
 #[derive(Clone, Debug, Default)]

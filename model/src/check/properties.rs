@@ -7,13 +7,16 @@
 //! "Properties".
 
 pub mod custom;
-pub mod vocabulary;
+
+// The names and the vocabulary are what configurations and scenarios declare, so they live with
+// the formats; the model gives them meaning.
+pub use taintcheck_formats::properties::{vocabulary, PropertyInfo, PROPERTIES};
 
 use super::state::{earliest_eviction, ApiPod, SysState};
-use crate::api::{PodKey, Taint};
-use crate::core::{shard_of, PodItem, WorkPhase, Worker};
-use crate::time::{Duration, Time};
 use smallvec::SmallVec;
+use taintcheck_core::api::{PodKey, Taint};
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_core::{shard_of, PodItem, WorkPhase, Worker};
 use vocabulary::Timing;
 
 /// A bit of `History::violated` (for `always` properties) or `History::witnessed`
@@ -63,50 +66,6 @@ impl Witness {
     pub fn bit(self) -> u16 {
         1 << self as u16
     }
-}
-
-/// A property's stable name (as printed and asserted), its spec id, and its kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PropertyInfo {
-    /// The name `check` prints and the tests assert.
-    pub name: &'static str,
-    /// Its spec id (specs/spec.md).
-    pub id: &'static str,
-    /// `always` (safety, bounded liveness) rather than `sometimes` (non-vacuity).
-    pub always: bool,
-}
-
-/// Every property in the order `check` prints them.
-pub const PROPERTIES: &[PropertyInfo] = &[
-    info(
-        "EVICT-1 no eviction after observed taint removal",
-        "EVICT-1",
-        true,
-    ),
-    info("EVICT-2 no premature eviction", "EVICT-2", true),
-    info("LIVE-1 bounded eviction", "LIVE-1", true),
-    info("LIVE-2 bounded eviction across restarts", "LIVE-2", true),
-    info("UID-1 uid safety", "UID-1", true),
-    info("JUST-1 justified by the api since bind", "JUST-1", true),
-    info("CANCEL-1 honest cancel", "CANCEL-1", true),
-    info("CANCEL-2 no write after a cancel", "CANCEL-2", true),
-    info(
-        "QUEUE-1 queue exclusivity and shard affinity",
-        "QUEUE-1",
-        true,
-    ),
-    info("CORE-PRE core precondition", "CORE-PRE", true),
-    info("CONV-1 convergence", "CONV-1", true),
-    info("TIMER-1 no orphaned timer", "TIMER-1", true),
-    info("an immediate eviction", "SOME-1", false),
-    info("a tolerationSeconds eviction", "SOME-2", false),
-    info("a cancelled timer", "SOME-3", false),
-    info("a failed then retried deletion", "SOME-4", false),
-    info("an eviction after a restart", "SOME-5", false),
-];
-
-const fn info(name: &'static str, id: &'static str, always: bool) -> PropertyInfo {
-    PropertyInfo { name, id, always }
 }
 
 /// The `always` property of flag `f` holds: no step has recorded its violation.

@@ -18,15 +18,15 @@ use super::action::{Action, EnvOp};
 use super::config::OpKind;
 use super::state::{CachedPod, Delta, SysState};
 use super::system::TaintSys;
-use crate::api::{NodeName, PodKey};
-use crate::core::{
+use smallvec::SmallVec;
+use stateright::Model;
+use taintcheck_core::api::{NodeName, PodKey};
+use taintcheck_core::profile::CancelFlag;
+use taintcheck_core::shared::Shared;
+use taintcheck_core::{
     pod_updated, shard_of, NodePhase, PodItem, RequestId, Step, Verb, Work, WorkId, WorkPhase,
     Worker,
 };
-use crate::profile::CancelFlag;
-use crate::shared::Shared;
-use smallvec::SmallVec;
-use stateright::Model;
 
 mod cluster;
 

@@ -12,12 +12,12 @@
 
 use super::state::{ApiServer, CachedNode, CachedPod};
 use super::symmetry::Permutation;
-use crate::api::{NodeName, PodKey};
-use crate::shared::Shared;
-use crate::small_map::SmallMap;
 use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::hash::Hash;
+use taintcheck_core::api::{NodeName, PodKey};
+use taintcheck_core::shared::Shared;
+use taintcheck_core::small_map::SmallMap;
 
 /// Slots per kind of part: a direct-mapped table, the latest renaming of a part winning.
 const SLOTS: usize = 1024;

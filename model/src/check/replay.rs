@@ -10,13 +10,13 @@ use super::action::{Action, EnvOp, Watched};
 use super::state::SysState;
 use super::system::TaintSys;
 use super::trace::Trace;
-use crate::api::{Node, NodeName, Pod, PodKey};
-use crate::core::{Config, Controller, RequestId, Step, Verb};
-use crate::scenario::ObjectKind;
-use crate::time::{Duration, Time};
-use crate::trace::RequestVerb;
 use stateright::Model;
 use std::collections::VecDeque;
+use taintcheck_core::api::{Node, NodeName, Pod, PodKey};
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_core::{Config, Controller, RequestId, Step, Verb};
+use taintcheck_formats::scenario::ObjectKind;
+use taintcheck_formats::trace::RequestVerb;
 
 /// One turn of the schedule.
 #[derive(Clone, Debug, PartialEq, Eq)]

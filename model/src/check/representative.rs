@@ -12,14 +12,14 @@ use super::properties::custom::CustomHistory;
 use super::rename_memo::{self, Signatures};
 use super::state::{ApiServer, CachedNode, CachedPod, Delta, SysState};
 use super::symmetry::{position, Pairs, Permutation, SameName};
-use crate::api::{NodeName, PodKey};
-use crate::core::{Entry, Renaming, WorkId, WorkPhase, Worker};
-use crate::fx::Fx;
-use crate::shared::Shared;
-use crate::small_map::SmallMap;
 use smallvec::{smallvec, SmallVec};
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
+use taintcheck_core::api::{NodeName, PodKey};
+use taintcheck_core::fx::Fx;
+use taintcheck_core::shared::Shared;
+use taintcheck_core::small_map::SmallMap;
+use taintcheck_core::{Entry, Renaming, WorkId, WorkPhase, Worker};
 
 impl SysState {
     /// Pods a future listing or re-list may show: in the API, in the pod cache, or on their way
@@ -600,9 +600,9 @@ mod tests {
     use super::*;
     use crate::check::config::{CheckConfig, OpKind};
     use crate::check::system::TaintSys;
-    use crate::profile::Profile;
     use stateright::{Model, Representative};
     use std::collections::{HashSet, VecDeque};
+    use taintcheck_core::profile::Profile;
 
     /// The first `limit` states of a breadth-first walk of built-in `config` with `budget`.
     fn reachable(

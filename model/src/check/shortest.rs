@@ -13,11 +13,11 @@
 use super::action::Action;
 use super::state::SysState;
 use super::system::TaintSys;
-use crate::fx::{Fx, FxBuild};
 use stateright::{Expectation, Model, Path, Property};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
+use taintcheck_core::fx::{Fx, FxBuild};
 
 /// How a state was first reached: its parent's fingerprint and the action taken there.
 pub(super) type Parents = HashMap<u64, Option<(u64, Action)>, FxBuild>;

@@ -7,14 +7,14 @@
 
 use super::properties::custom::CustomHistory;
 use super::symmetry::Symmetry;
-use crate::api::{Deletion, Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
-use crate::core::{Controller, WorkPhase};
-use crate::matching;
-use crate::shared::{Inline, Shared};
-use crate::small_map::SmallMap;
-use crate::time::Time;
 use smallvec::SmallVec;
 use std::hash::{Hash, Hasher};
+use taintcheck_core::api::{Deletion, Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
+use taintcheck_core::matching;
+use taintcheck_core::shared::{Inline, Shared};
+use taintcheck_core::small_map::SmallMap;
+use taintcheck_core::time::Time;
+use taintcheck_core::{Controller, WorkPhase};
 
 /// One state of the whole system. Spec: MODEL-S1. Its `Debug` (`display::state`) names the
 /// parts as the spec does, for the Explorer.

@@ -2,7 +2,7 @@
 //! configuration, and the renamings it allows.
 //!
 //! Without `recreate_pod` and `restart`, names fix no order anywhere in the model (a node's pods
-//! are listed in any order, [`crate::core::Listing::Any`]; queues and event streams are FIFO),
+//! are listed in any order, [`taintcheck_core::Listing::Any`]; queues and event streams are FIFO),
 //! and the environment treats every pod and every node alike, so any permutation of the pods
 //! and, with one worker (node names fix the FNV shard), of the nodes is a symmetry. With
 //! `restart`, a re-list delivers pods and nodes in name order: then only identically configured
@@ -11,13 +11,13 @@
 //! member of each orbit.
 
 use super::config::{CheckConfig, OpKind, PodSpec};
-use crate::api::{NodeName, PodKey, Uid};
-use crate::core::Renaming;
-use crate::fx::Fx;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+use taintcheck_core::api::{NodeName, PodKey, Uid};
+use taintcheck_core::fx::Fx;
+use taintcheck_core::Renaming;
 
 /// What may be renamed in a run, carried in every state because stateright's representative
 /// function sees only the state. Equal and hashed as nothing: it is the same in every state of

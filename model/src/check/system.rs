@@ -21,12 +21,12 @@ use super::properties::{self, Flag, PropertyInfo, Witness, PROPERTIES};
 use super::reduction::{self, Reduction};
 use super::state::{ApiNode, ApiPod, ApiServer, EnvState, History, Informer, SysState};
 use super::symmetry::Symmetry;
-use crate::api::{Node, Pod};
-use crate::core::{Config as CoreConfig, Controller, Listing};
-use crate::profile::Profile;
-use crate::shared::{Inline, Shared};
-use crate::time::{Duration, Time};
 use stateright::{Model, Path, Property};
+use taintcheck_core::api::{Node, Pod};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::shared::{Inline, Shared};
+use taintcheck_core::time::{Duration, Time};
+use taintcheck_core::{Config as CoreConfig, Controller, Listing};
 
 /// The system model for one profile and one configuration.
 #[derive(Clone, Debug)]

@@ -6,9 +6,9 @@ use super::action::Action;
 use super::display;
 use super::state::SysState;
 use super::system::TaintSys;
-use crate::core::{Actor, Step};
 use serde::Serialize;
 use stateright::Path;
+use taintcheck_core::{Actor, Step};
 
 /// A path to a violation (counterexample) or to a witness (example).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -5,8 +5,8 @@
 
 use super::action::Action;
 use super::state::SysState;
-use crate::core::{Step, Worker};
-use crate::profile::{DeleteSequence, Profile};
+use taintcheck_core::profile::{DeleteSequence, Profile};
+use taintcheck_core::{Step, Worker};
 
 /// The upstream code a step runs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub struct Source {
 /// `fixed`, whose design starts from it).
 fn files(profile: &Profile) -> (&'static str, &'static str) {
     let layout_1_18 = profile.name == "v1.18"
-        || crate::releases::release_of(profile.name).is_some_and(|r| r.minor <= 28);
+        || taintcheck_core::releases::release_of(profile.name).is_some_and(|r| r.minor <= 28);
     if layout_1_18 {
         (
             "pkg/controller/nodelifecycle/scheduler/taint_manager.go",

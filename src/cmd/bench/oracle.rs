@@ -14,12 +14,12 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-use taintcheck_model::limits::Lines;
-use taintcheck_model::oracle::parallel::Parallel;
-use taintcheck_model::oracle::Options;
-use taintcheck_model::profile::Profile;
-use taintcheck_model::time::Duration;
-use taintcheck_model::trace::{to_line, TraceReader};
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Duration;
+use taintcheck_formats::limits::Lines;
+use taintcheck_formats::trace::{to_line, TraceReader};
+use taintcheck_oracle::parallel::Parallel;
+use taintcheck_oracle::Options;
 use taintcheck_runtime::driver::{run_scenario, ClockKind};
 use taintcheck_runtime::storm::peak_rss_kib;
 

@@ -10,8 +10,8 @@ use clap::builder::TypedValueParser;
 use clap::Args;
 use serde::Serialize;
 use std::process::ExitCode;
-use taintcheck_model::core::throttle::RateLimit;
-use taintcheck_model::limits;
+use taintcheck_core::throttle::RateLimit;
+use taintcheck_formats::limits;
 use taintcheck_runtime::storm::{eviction_lateness, eviction_storm, Storm};
 
 #[derive(Args)]

@@ -3,10 +3,10 @@
 //! 300 s and recreated on the other half, and the half recovers.
 
 use std::collections::BTreeMap;
-use taintcheck_model::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
-use taintcheck_model::scenario::{Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp};
-use taintcheck_model::taint_syntax::TaintSpec;
-use taintcheck_model::time::Time;
+use taintcheck_core::api::{Node, Pod, PodKey, Taint, TaintEffect, Uid};
+use taintcheck_core::time::Time;
+use taintcheck_formats::scenario::{Admission, Op, PodSpec, RuntimeKnobs, Scenario, TimedOp};
+use taintcheck_formats::taint_syntax::TaintSpec;
 
 const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 const WAVE: i64 = 500_000;

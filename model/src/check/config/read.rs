@@ -1,17 +1,17 @@
 //! Reading a configuration file (MODEL-CFG) on the crate's one YAML layer: every error names the
 //! file, the line and the field, and one run reports them all.
 
-use super::properties::ReadProperties;
 use super::{CheckConfig, ConfigErrors, NodeSpec, OpKind, PodSpec};
-use crate::api::{Operator, Taint, TaintEffect, Toleration};
-use crate::check::config::checked_taint;
-use crate::core::throttle::RateLimit;
-use crate::limits;
-use crate::manifest;
-use crate::yaml::{self, Error, Field, Read};
 use saphyr::Scalar;
 use std::collections::BTreeSet;
 use std::path::Path;
+use taintcheck_core::api::{Operator, Taint, TaintEffect, Toleration};
+use taintcheck_core::throttle::RateLimit;
+use taintcheck_formats::limits;
+use taintcheck_formats::manifest;
+use taintcheck_formats::properties::read::ReadProperties;
+use taintcheck_formats::taint_syntax::checked_no_execute;
+use taintcheck_formats::yaml::{self, Error, Field, Read};
 
 /// Reads a configuration document named `name`; `file` names it in errors.
 pub(super) fn parse(file: &str, name: &str, text: &str) -> Result<CheckConfig, ConfigErrors> {
@@ -172,7 +172,7 @@ impl Reader<'_> {
     }
 
     fn taint(&mut self, f: &Field) -> Option<Taint> {
-        match checked_taint(&self.string(f)?) {
+        match checked_no_execute(&self.string(f)?) {
             Ok(taint) => Some(taint),
             Err(problem) => {
                 self.invalid(f, &problem);

@@ -6,9 +6,9 @@
 
 use super::super::state::{CachedNode, CachedPod, Delta, Informer, SysState};
 use super::{effect, pod, taints};
-use crate::core::{Effect, Entry, NodePhase, PodItem, WorkPhase, Worker};
-use crate::shared::Shared;
 use std::fmt::{self, Write};
+use taintcheck_core::shared::Shared;
+use taintcheck_core::{Effect, Entry, NodePhase, PodItem, WorkPhase, Worker};
 
 impl fmt::Debug for SysState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -33,7 +33,7 @@ fn list(items: impl IntoIterator<Item = String>) -> String {
     }
 }
 
-fn since(t: &[crate::time::Time]) -> String {
+fn since(t: &[taintcheck_core::time::Time]) -> String {
     list(t.iter().map(|t| format!("{}ms", t.0)))
 }
 
@@ -140,7 +140,7 @@ where
     text
 }
 
-fn node_informer(o: &mut String, inf: &Informer<crate::api::NodeName, CachedNode>) {
+fn node_informer(o: &mut String, inf: &Informer<taintcheck_core::api::NodeName, CachedNode>) {
     let _ = writeln!(
         o,
         "node informer: {}",
@@ -159,7 +159,7 @@ fn node_informer(o: &mut String, inf: &Informer<crate::api::NodeName, CachedNode
     }
 }
 
-fn pod_informer(o: &mut String, inf: &Informer<crate::api::PodKey, CachedPod>) {
+fn pod_informer(o: &mut String, inf: &Informer<taintcheck_core::api::PodKey, CachedPod>) {
     let _ = writeln!(
         o,
         "pod informer: {}",

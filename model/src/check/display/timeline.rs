@@ -9,9 +9,9 @@
 
 use super::super::action::Action;
 use super::super::outcome::Outcome;
-use crate::core::{Effect, EventKind, Note, Step};
-use crate::time::Time;
 use std::fmt::Write;
+use taintcheck_core::time::Time;
+use taintcheck_core::{Effect, EventKind, Note, Step};
 
 /// Font size of the lanes, the axis and the legend (px, monospace).
 const FONT: f64 = 12.0;

@@ -15,21 +15,21 @@
 
 use super::vocabulary::{counts, Claim, Declared};
 use super::{eviction_timing, PropertyInfo};
-use crate::api::{Name, NodeName, PodKey, Uid};
 use crate::check::action::Action;
 use crate::check::state::{ApiPod, SysState};
 use crate::check::symmetry::Symmetry;
 use crate::check::system::TaintSys;
-use crate::core::{Effect, EventKind, Renaming, Verb};
-use crate::shared::Shared;
-use crate::time::Time;
 use stateright::Property;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::{Arc, Mutex};
+use taintcheck_core::api::{Name, NodeName, PodKey, Uid};
+use taintcheck_core::shared::Shared;
+use taintcheck_core::time::Time;
+use taintcheck_core::{Effect, EventKind, Renaming, Verb};
 
-/// The most user-defined properties one model holds (declared and Rust together).
-pub const MAX_CUSTOM: usize = 16;
+use taintcheck_formats::properties::name_problem;
+pub use taintcheck_formats::properties::MAX_CUSTOM;
 
 /// A Rust property's test of a state.
 pub type Predicate = Arc<dyn Fn(&SysState) -> bool + Send + Sync>;
@@ -76,26 +76,6 @@ fn intern(name: &str) -> &'static str {
     let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
     names.insert(leaked);
     leaked
-}
-
-/// Why `name` cannot name a user property, if it cannot: it must be 1 to 63 letters, digits,
-/// `-`, `_` or `.`, starting with a letter or digit, and must not be a built-in's id or name.
-pub fn name_problem(name: &str) -> Option<String> {
-    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    if name.is_empty()
-        || name.len() > 63
-        || !name.chars().all(ok_char)
-        || !name.starts_with(|c: char| c.is_ascii_alphanumeric())
-    {
-        return Some(
-            "expected 1 to 63 letters, digits, '-', '_' or '.', starting with a letter or digit"
-                .into(),
-        );
-    }
-    super::PROPERTIES
-        .iter()
-        .any(|p| p.id == name || p.name == name)
-        .then(|| "a built-in property has this name".into())
 }
 
 impl Custom {
@@ -356,7 +336,7 @@ impl Custom {
             if !claim.pods().matches(&p.pod.key) {
                 continue;
             }
-            let early = |least: crate::time::Duration, h: &CustomHistory| {
+            let early = |least: taintcheck_core::time::Duration, h: &CustomHistory| {
                 anchor(h, p, claim).is_none_or(|a| now.0 < a.0 + least.0)
             };
             let hit = match claim {
@@ -443,7 +423,7 @@ fn overdue(
     s: &SysState,
     pods: &super::vocabulary::Pattern,
     taint: Option<&super::vocabulary::TaintFilter>,
-    to: crate::time::Duration,
+    to: taintcheck_core::time::Duration,
 ) -> bool {
     s.api.pods.values().any(|p| {
         let (Some(node), Some(bound)) = (p.pod.node_name.as_ref(), p.bound_since) else {
@@ -459,7 +439,9 @@ fn overdue(
             .taints
             .iter()
             .zip(&n.taint_since)
-            .filter(|(t, _)| t.effect == crate::api::TaintEffect::NoExecute && counts(taint, t))
+            .filter(|(t, _)| {
+                t.effect == taintcheck_core::api::TaintEffect::NoExecute && counts(taint, t)
+            })
             .any(|(_, since)| s.now.0 > (*since).max(bound).0 + to.0)
     })
 }
@@ -530,11 +512,11 @@ mod tests {
     use super::*;
     use crate::check::config::CheckConfig;
     use crate::check::symmetry::Permutation;
-    use crate::fx::Fx;
-    use crate::profile::Profile;
     use stateright::{Model, Representative};
     use std::collections::{HashSet, VecDeque};
     use std::hash::{Hash, Hasher};
+    use taintcheck_core::fx::Fx;
+    use taintcheck_core::profile::Profile;
 
     /// Two interchangeable nodes with a pod each; `k` may be added to either, at different
     /// instants; claims that keep first sightings and marked UIDs.

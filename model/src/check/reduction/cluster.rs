@@ -9,11 +9,11 @@ use super::{
     bound_to, invisible, isolated, no_pod_item, pod_done_requeues, role, unfaulted_read,
     work_hosts, work_step_allowed, AmpleSet, Ctx, Reach, Role, Scope,
 };
-use crate::api::{NodeName, PodKey};
 use crate::check::action::Action;
 use crate::check::state::{Delta, SysState};
-use crate::core::{shard_of, NodePhase, Step, WorkId, Worker};
 use smallvec::SmallVec;
+use taintcheck_core::api::{NodeName, PodKey};
+use taintcheck_core::{shard_of, NodePhase, Step, WorkId, Worker};
 
 /// The first pod, in the order of the enabled actions, whose cluster is ample.
 pub(super) fn pod_cluster(cx: &Ctx<'_>) -> Option<AmpleSet> {

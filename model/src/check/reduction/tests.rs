@@ -4,14 +4,14 @@
 use super::*;
 use crate::check::config::{CheckConfig, BUILTIN};
 use crate::check::run::{run, RunOptions, Strategy};
-use crate::core::Entry;
-use crate::fx::Fx;
-use crate::profile::Profile;
-use crate::time::Time;
 use stateright::{Checker, Path};
 use std::collections::BTreeMap;
 use std::collections::{HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
+use taintcheck_core::fx::Fx;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Time;
+use taintcheck_core::Entry;
 
 fn hash(s: &SysState) -> u64 {
     let mut h = Fx::default();
@@ -85,7 +85,14 @@ fn work_groups(s: &SysState) -> Vec<(WorkSignature, Vec<WorkId>)> {
     groups
 }
 
-type WorkSignature = (PodKey, Option<crate::api::Uid>, Time, Time, bool, u64);
+type WorkSignature = (
+    PodKey,
+    Option<taintcheck_core::api::Uid>,
+    Time,
+    Time,
+    bool,
+    u64,
+);
 
 /// `s` with its works relabelled `0..n` in the order `order`, the history's failed requests
 /// with them.
