@@ -42,8 +42,8 @@ use super::config::{CheckConfig, ConfigErrors};
 use super::properties::custom::Predicate;
 use super::run::{self, PropertyReport, Report, RunOptions, Status};
 use super::state::SysState;
-use super::system::TaintSys;
 use super::trace::Trace;
+use super::transition::TaintSys;
 use std::sync::Arc;
 use taintcheck_core::profile::Profile;
 

@@ -8,12 +8,12 @@
 mod declared;
 mod read;
 
-use super::properties::vocabulary::Declared;
 use std::collections::BTreeSet;
 use taintcheck_core::api::{PodKey, Taint, Toleration};
 use taintcheck_core::throttle::RateLimit;
 use taintcheck_core::time::Duration;
 use taintcheck_formats::field::FieldPath;
+use taintcheck_formats::properties::vocabulary::Declared;
 use taintcheck_formats::yaml::Error;
 
 /// A configuration's problems, each printed `file:line: field.path: message` (a command-line

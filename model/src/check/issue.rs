@@ -9,8 +9,8 @@ use super::config::CheckConfig;
 use super::display;
 use super::properties::{PropertyInfo, PROPERTIES};
 use super::shortest;
-use super::system::TaintSys;
 use super::trace::Trace;
+use super::transition::TaintSys;
 use super::upstream;
 use std::fmt::Write;
 

@@ -7,8 +7,8 @@
 use super::config::{CheckConfig, OpKind, Overrides};
 use super::properties::PropertyInfo;
 use super::shortest;
-use super::system::TaintSys;
 use super::trace::Trace;
+use super::transition::TaintSys;
 use std::fmt;
 use taintcheck_core::profile::Profile;
 

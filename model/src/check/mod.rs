@@ -2,8 +2,10 @@
 //! controller core ([`taintcheck_core::Controller`], every step an action), the API server's answers,
 //! a budgeted environment and a bounded monotone clock. Spec: MODEL-*.
 //!
-//! Read [`system`] first: [`TaintSys`] and its `impl Model` (init_states → actions →
-//! next_state → properties). The modules it calls, each holding one concern:
+//! Read [`transition`] first: [`TaintSys`], its initial state, the actions enabled in a state
+//! and each action's successor; then [`system`]: its `impl Model` (init_states → actions →
+//! next_state → properties), which adds the reduction and the properties' stateright form. The
+//! modules they call, each holding one concern:
 //!
 //! * [`state`]: [`SysState`], the API server's objects, the informers, the environment's budget
 //!   and the history variables; [`action`]: [`Action`] and [`EnvOp`].
@@ -26,8 +28,10 @@
 //! [`trace`] turns a path into data, [`itf`] and [`itf_state`] into an ITF trace, [`replay`]
 //! into a schedule the reference runtime follows.
 //!
-//! Imports go one way: `system` → the operation modules → `state` → `symmetry` → `config`;
-//! `run` and `shortest` sit above `system`.
+//! Imports go one way (`model/tests/layers.rs` keeps it so): `system` → `reduction` →
+//! `transition` → the operation modules (`answer`, `environment`, `informer`, `judge`) and
+//! [`properties`] → `state` → `symmetry` → `config`; `run`, `partition`, `shortest` and the
+//! rest sit above `system`.
 
 pub mod action;
 mod answer;
@@ -56,10 +60,11 @@ pub mod state;
 pub mod symmetry;
 pub mod system;
 pub mod trace;
+pub mod transition;
 pub mod upstream;
 
 pub use action::{Action, EnvOp};
 pub use config::{CheckConfig, OpKind, Overrides};
 pub use outcome::Outcome;
 pub use state::SysState;
-pub use system::TaintSys;
+pub use transition::TaintSys;

@@ -13,7 +13,7 @@ pub struct Outcome {
 }
 
 /// Model-side notes (API answers, deliveries), in order, for a step's description. Kept only
-/// when a step is described ([`TaintSys::outcome`](super::system::TaintSys::outcome)): while
+/// when a step is described ([`TaintSys::outcome`](super::transition::TaintSys::outcome)): while
 /// checking no one reads them, and formatting them cost ≈ 4 % of a check's instructions.
 #[derive(Clone, Debug, Default)]
 pub struct Notes(Option<Vec<String>>);

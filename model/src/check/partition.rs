@@ -30,10 +30,12 @@ use super::action::Action;
 use super::properties::custom::MAX_CUSTOM;
 use super::properties::PROPERTIES;
 use super::reduction::Reduction;
-use super::run::{self, Explored, PropertyReport, Report, RunOptions, Status, Strategy};
+use super::run::{
+    self, Explored, PartitionInfo, PropertyReport, Report, RunOptions, Status, Strategy,
+};
 use super::shortest::{self, discovered, fingerprint, Parents};
 use super::state::SysState;
-use super::system::TaintSys;
+use super::transition::TaintSys;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use stateright::{Model, Path, Property};
@@ -79,31 +81,6 @@ impl Partition {
         }
         Ok(Partition { index, count })
     }
-}
-
-/// What a part's report says about its share (`partition` in `check --json`): enough for
-/// [`merge`] to tell that N reports are the N shares of one cut.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PartitionInfo {
-    /// This part, from 0.
-    pub index: usize,
-    /// How many parts.
-    pub count: usize,
-    /// The cut's depth (steps from the initial state).
-    pub cut_depth: usize,
-    /// States on the cut's level (all parts' roots together).
-    pub cut_states: usize,
-    /// States above the cut, judged by every part.
-    pub prefix_states: usize,
-    /// This part's roots.
-    pub roots: usize,
-    /// The initial state's fingerprint (hex): parts of different models do not merge.
-    pub initial: String,
-    /// Under BFS without reduction, per property whose path goes through the cut's level: the
-    /// position there (over all parts) of the root it goes through. [`merge`] breaks ties
-    /// between equally short paths by it, which makes the merged path the single run's.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub crossings: BTreeMap<&'static str, usize>,
 }
 
 /// The prefix above the cut and the cut's level.

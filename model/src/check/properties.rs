@@ -3,7 +3,7 @@
 //! applied) are decided by the step that commits it (`judge`) and kept as a bit in
 //! [`History`](super::state::History); the others read the state. Liveness is a bounded
 //! deadline over the explicit clock (`always`), never `eventually`. The model lists them in
-//! stateright form in [`TaintSys::properties`](super::system::TaintSys). Spec: specs/spec.md,
+//! stateright form in [`TaintSys::properties`](super::transition::TaintSys). Spec: specs/spec.md,
 //! "Properties".
 
 pub mod custom;

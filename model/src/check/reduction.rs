@@ -17,7 +17,7 @@
 use super::action::{Action, EnvOp};
 use super::config::OpKind;
 use super::state::{CachedPod, Delta, SysState};
-use super::system::TaintSys;
+use super::transition::TaintSys;
 use smallvec::SmallVec;
 use stateright::Model;
 use taintcheck_core::api::{NodeName, PodKey};
@@ -30,42 +30,7 @@ use taintcheck_core::{
 
 mod cluster;
 
-/// Whether a run explores every interleaving or one representative per class of
-/// interleavings that differ only in the order of independent invisible internal steps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Reduction {
-    /// Every enabled action in every state (the model as specified).
-    #[default]
-    None,
-    /// Ample sets (spec MODEL-POR).
-    Por,
-    /// Ample sets among the dispatchers' moves only, for runs with symmetry reduction
-    /// (MODEL-SYM): the first ample work step depends on the works' ids, which a representative
-    /// renames, so symmetric states could choose differently, and reduction and symmetry
-    /// combine soundly only with an ample choice the symmetries preserve; the dispatchers'
-    /// moves carry no id.
-    PorDispatchers,
-}
-
-impl Reduction {
-    /// The reduction named `s` (`none`, `por`).
-    pub fn parse(s: &str) -> Option<Reduction> {
-        match s {
-            "none" => Some(Reduction::None),
-            "por" => Some(Reduction::Por),
-            _ => None,
-        }
-    }
-
-    /// Its command-line and report name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Reduction::None => "none",
-            Reduction::Por => "por",
-            Reduction::PorDispatchers => "por-dispatchers",
-        }
-    }
-}
+pub use super::transition::Reduction;
 
 /// What an action may be for the reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,7 +210,7 @@ fn ids_unobserved(s: &SysState, env: &[Reach<'_>]) -> bool {
 
 /// The action changes no property's value (checked on the state, not assumed).
 fn invisible(model: &TaintSys, s: &SysState, a: &Action) -> bool {
-    let Some(t) = model.next_state(s, a.clone()) else {
+    let Some(t) = model.successor(s, a) else {
         return false;
     };
     model

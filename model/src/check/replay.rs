@@ -8,8 +8,8 @@
 
 use super::action::{Action, EnvOp, Watched};
 use super::state::SysState;
-use super::system::TaintSys;
 use super::trace::Trace;
+use super::transition::TaintSys;
 use stateright::Model;
 use std::collections::VecDeque;
 use taintcheck_core::api::{Node, NodeName, Pod, PodKey};

@@ -8,8 +8,8 @@
 //! take the remaining names in every order. Of several candidates the one with the smallest
 //! hash is kept; work ids are canonicalised.
 
-use super::properties::custom::CustomHistory;
 use super::rename_memo::{self, Signatures};
+use super::state::CustomHistory;
 use super::state::{ApiServer, CachedNode, CachedPod, Delta, SysState};
 use super::symmetry::{position, Pairs, Permutation, SameName};
 use smallvec::{smallvec, SmallVec};
@@ -599,7 +599,7 @@ impl stateright::Representative for SysState {
 mod tests {
     use super::*;
     use crate::check::config::{CheckConfig, OpKind};
-    use crate::check::system::TaintSys;
+    use crate::check::transition::TaintSys;
     use stateright::{Model, Representative};
     use std::collections::{HashSet, VecDeque};
     use taintcheck_core::profile::Profile;

@@ -8,15 +8,14 @@
 
 use super::action::Action;
 use super::applicability;
-use super::partition::PartitionInfo;
 use super::reduction::Reduction;
 use super::shortest;
 use super::state::SysState;
-use super::system::TaintSys;
 use super::trace::Trace;
+use super::transition::TaintSys;
 use serde::Serialize;
 use stateright::{Checker, Model, Path};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
@@ -438,4 +437,29 @@ pub(super) fn report(
         complete,
         properties,
     }
+}
+
+/// What a part's report says about its share (`partition` in `check --json`): enough for
+/// [`merge`](super::partition::merge) to tell that N reports are the N shares of one cut.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PartitionInfo {
+    /// This part, from 0.
+    pub index: usize,
+    /// How many parts.
+    pub count: usize,
+    /// The cut's depth (steps from the initial state).
+    pub cut_depth: usize,
+    /// States on the cut's level (all parts' roots together).
+    pub cut_states: usize,
+    /// States above the cut, judged by every part.
+    pub prefix_states: usize,
+    /// This part's roots.
+    pub roots: usize,
+    /// The initial state's fingerprint (hex): parts of different models do not merge.
+    pub initial: String,
+    /// Under BFS without reduction, per property whose path goes through the cut's level: the
+    /// position there (over all parts) of the root it goes through. [`merge`](super::partition::merge) breaks ties
+    /// between equally short paths by it, which makes the merged path the single run's.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub crossings: BTreeMap<&'static str, usize>,
 }

@@ -12,7 +12,7 @@
 
 use super::action::Action;
 use super::state::SysState;
-use super::system::TaintSys;
+use super::transition::TaintSys;
 use stateright::{Expectation, Model, Path, Property};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};

@@ -5,16 +5,15 @@
 //! Everything is ordered (`SmallMap`, `VecDeque`) and small, so states hash deterministically.
 //! Spec: MODEL-S1..MODEL-S6 (specs/spec.md, "State variables").
 
-use super::properties::custom::CustomHistory;
 use super::symmetry::Symmetry;
 use smallvec::SmallVec;
 use std::hash::{Hash, Hasher};
-use taintcheck_core::api::{Deletion, Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
+use taintcheck_core::api::{Deletion, Name, Node, NodeName, Pod, PodKey, ResourceVersion, Uid};
 use taintcheck_core::matching;
 use taintcheck_core::shared::{Inline, Shared};
 use taintcheck_core::small_map::SmallMap;
 use taintcheck_core::time::Time;
-use taintcheck_core::{Controller, WorkPhase};
+use taintcheck_core::{Controller, Renaming, WorkPhase};
 
 /// One state of the whole system. Spec: MODEL-S1. Its `Debug` (`display::state`) names the
 /// parts as the spec does, for the Explorer.
@@ -352,5 +351,41 @@ impl ApiServer {
     pub fn fresh_uid(&mut self, name: &str) -> Uid {
         self.next_uid += 1;
         Uid(format!("{name}-{}", self.next_uid).into())
+    }
+}
+
+/// What the declared claims need of the past. Spec: PROP-3.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CustomHistory {
+    /// Bit `i`: property `i`'s event happened (a safety claim broken, an occurrence seen).
+    pub hit: u16,
+    /// The first instant the API showed each (node, taint key, taint value), sorted.
+    pub first_tainted: Vec<((NodeName, Name, Name), Time)>,
+    /// Pod objects (UIDs) with a "Marking for deletion" event, sorted.
+    pub marked: Vec<Uid>,
+    /// (`at_most_deletions` property index, instant) of the deletions still inside its window,
+    /// sorted.
+    pub deletions: Vec<(u8, Time)>,
+}
+
+impl CustomHistory {
+    /// `h` under a symmetry's renaming `r` (MODEL-SYM, for the representative): first sightings
+    /// follow their node, marked UIDs their pod, each list sorted again; the property bits and
+    /// deletion instants name nothing. Copied only if something moves. Spec: PROP-SYM.
+    pub(in crate::check) fn rename(h: &mut Shared<CustomHistory>, r: &impl Renaming) {
+        let moves = h.first_tainted.iter().any(|((n, _, _), _)| r.node(n) != *n)
+            || h.marked.iter().any(|u| r.uid(u) != *u);
+        if !moves {
+            return;
+        }
+        let h = h.make_mut();
+        for ((node, _, _), _) in &mut h.first_tainted {
+            *node = r.node(node);
+        }
+        h.first_tainted.sort_unstable();
+        for uid in &mut h.marked {
+            *uid = r.uid(uid);
+        }
+        h.marked.sort_unstable();
     }
 }

@@ -5,7 +5,7 @@
 use super::action::Action;
 use super::display;
 use super::state::SysState;
-use super::system::TaintSys;
+use super::transition::TaintSys;
 use serde::Serialize;
 use stateright::Path;
 use taintcheck_core::{Actor, Step};

@@ -16,17 +16,15 @@
 use super::vocabulary::{counts, Claim, Declared};
 use super::{eviction_timing, PropertyInfo};
 use crate::check::action::Action;
-use crate::check::state::{ApiPod, SysState};
+use crate::check::state::{ApiPod, CustomHistory, SysState};
 use crate::check::symmetry::Symmetry;
-use crate::check::system::TaintSys;
-use stateright::Property;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::{Arc, Mutex};
-use taintcheck_core::api::{Name, NodeName, PodKey, Uid};
+use taintcheck_core::api::{PodKey, Uid};
 use taintcheck_core::shared::Shared;
 use taintcheck_core::time::Time;
-use taintcheck_core::{Effect, EventKind, Renaming, Verb};
+use taintcheck_core::{Effect, EventKind, Verb};
 
 use taintcheck_formats::properties::name_problem;
 pub use taintcheck_formats::properties::MAX_CUSTOM;
@@ -177,20 +175,8 @@ impl Custom {
             .collect()
     }
 
-    /// Their stateright form, after the built-ins'.
-    pub(in crate::check) fn properties(&self) -> Vec<Property<TaintSys>> {
-        self.entries
-            .iter()
-            .zip(CONDITIONS)
-            .map(|(e, condition)| match e.info.always {
-                true => Property::always(e.info.name, condition),
-                false => Property::sometimes(e.info.name, condition),
-            })
-            .collect()
-    }
-
     /// Whether property `i` holds in `s` (for a `sometimes` property: `s` is an example).
-    fn holds(&self, i: usize, s: &SysState) -> bool {
+    pub(in crate::check) fn holds(&self, i: usize, s: &SysState) -> bool {
         let Some(e) = self.entries.get(i) else {
             return true;
         };
@@ -446,75 +432,16 @@ fn overdue(
     })
 }
 
-/// What the declared claims need of the past. Spec: PROP-3.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct CustomHistory {
-    /// Bit `i`: property `i`'s event happened (a safety claim broken, an occurrence seen).
-    pub hit: u16,
-    /// The first instant the API showed each (node, taint key, taint value), sorted.
-    pub first_tainted: Vec<((NodeName, Name, Name), Time)>,
-    /// Pod objects (UIDs) with a "Marking for deletion" event, sorted.
-    pub marked: Vec<Uid>,
-    /// (`at_most_deletions` property index, instant) of the deletions still inside its window,
-    /// sorted.
-    pub deletions: Vec<(u8, Time)>,
-}
-
-impl CustomHistory {
-    /// `h` under a symmetry's renaming `r` (MODEL-SYM, for the representative): first sightings
-    /// follow their node, marked UIDs their pod, each list sorted again; the property bits and
-    /// deletion instants name nothing. Copied only if something moves. Spec: PROP-SYM.
-    pub(in crate::check) fn rename(h: &mut Shared<CustomHistory>, r: &impl Renaming) {
-        let moves = h.first_tainted.iter().any(|((n, _, _), _)| r.node(n) != *n)
-            || h.marked.iter().any(|u| r.uid(u) != *u);
-        if !moves {
-            return;
-        }
-        let h = h.make_mut();
-        for ((node, _, _), _) in &mut h.first_tainted {
-            *node = r.node(node);
-        }
-        h.first_tainted.sort_unstable();
-        for uid in &mut h.marked {
-            *uid = r.uid(uid);
-        }
-        h.marked.sort_unstable();
-    }
-}
-
-/// The condition of user property `I`.
-fn condition<const I: usize>(m: &TaintSys, s: &SysState) -> bool {
-    m.custom.holds(I, s)
-}
-
-/// One condition per possible user property (stateright takes plain `fn`s).
-const CONDITIONS: [fn(&TaintSys, &SysState) -> bool; MAX_CUSTOM] = [
-    condition::<0>,
-    condition::<1>,
-    condition::<2>,
-    condition::<3>,
-    condition::<4>,
-    condition::<5>,
-    condition::<6>,
-    condition::<7>,
-    condition::<8>,
-    condition::<9>,
-    condition::<10>,
-    condition::<11>,
-    condition::<12>,
-    condition::<13>,
-    condition::<14>,
-    condition::<15>,
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::check::config::CheckConfig;
     use crate::check::symmetry::Permutation;
+    use crate::check::transition::TaintSys;
     use stateright::{Model, Representative};
     use std::collections::{HashSet, VecDeque};
     use std::hash::{Hash, Hasher};
+    use taintcheck_core::api::NodeName;
     use taintcheck_core::fx::Fx;
     use taintcheck_core::profile::Profile;
 
