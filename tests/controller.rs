@@ -6,8 +6,10 @@
 //! tests/controller_identity.rs.
 
 mod cli_support;
+mod controller_support;
 
 use cli_support::{stderr, stdout, taintcheck};
+use controller_support::{bin, control_plane_built};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -18,24 +20,6 @@ use taintcheck_cluster::process::ControlPlane;
 /// The tests that start a control plane take turns: runs are timed against a latency bound,
 /// and two API servers with etcd at once would share the machine's cores.
 static CONTROL_PLANE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn bin() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("upstream/bin")
-}
-
-/// Whether the control plane is built; if not, skip (printing why) or, under
-/// `TAINTCHECK_REQUIRE_UPSTREAM=1`, fail.
-fn control_plane_built() -> bool {
-    if bin().join("controlplane").is_file() {
-        return true;
-    }
-    let why = "upstream/bin lacks controlplane: run `upstream/build.sh` (needs Go)";
-    if std::env::var("TAINTCHECK_REQUIRE_UPSTREAM").as_deref() == Ok("1") {
-        panic!("TAINTCHECK_REQUIRE_UPSTREAM=1 but {why}");
-    }
-    eprintln!("skipped: {why}");
-    false
-}
 
 fn realtime() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/scenarios/realtime");

@@ -13,140 +13,29 @@ use k8s_openapi::api::core::v1 as k8s;
 use k8s_openapi::api::rbac::v1 as rbac;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use kube::api::{Api, ObjectMeta, PostParams};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::process::Command;
 use std::time::{Duration, Instant};
 use taintcheck_cluster::objects;
 use taintcheck_cluster::process::ControlPlane;
 use taintcheck_core::api::{Taint, TaintEffect};
 
+mod controller_support;
+
+use controller_support::{account, bin, control_plane_built, Instance};
+
 const NS: &str = "identity-test";
+
+/// A lease that changes hands within seconds.
+const QUICK_LEASE: &[&str] = &[
+    "--leader-elect-lease-duration",
+    "4s",
+    "--leader-elect-renew-deadline",
+    "2s",
+];
 
 /// The tests take turns: each starts a control plane, and the hand-overs are timed.
 static CONTROL_PLANE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn bin() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("upstream/bin")
-}
-
-fn control_plane_built() -> bool {
-    if bin().join("controlplane").is_file() {
-        return true;
-    }
-    let why = "upstream/bin lacks controlplane: run `upstream/build.sh` (needs Go)";
-    if std::env::var("TAINTCHECK_REQUIRE_UPSTREAM").as_deref() == Ok("1") {
-        panic!("TAINTCHECK_REQUIRE_UPSTREAM=1 but {why}");
-    }
-    eprintln!("skipped: {why}");
-    false
-}
-
-/// One `taintcheck controller`: its stderr lines as they come, its trace in a file.
-struct Instance {
-    child: Child,
-    lines: Receiver<String>,
-    seen: Vec<String>,
-    trace: PathBuf,
-}
-
-impl Instance {
-    fn start(kubeconfig: &Path, trace: PathBuf) -> Instance {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_taintcheck"))
-            .args([
-                "controller",
-                "--profile",
-                "fixed",
-                "--bind-address",
-                "127.0.0.1:0",
-                "--leader-elect-lease-duration",
-                "4s",
-                "--leader-elect-renew-deadline",
-                "2s",
-                "--kubeconfig",
-            ])
-            .arg(kubeconfig)
-            .stdout(std::fs::File::create(&trace).expect("the trace file is writable"))
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("taintcheck controller starts");
-        let err = child.stderr.take().expect("stderr is piped");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Instance {
-            child,
-            lines,
-            seen: Vec::new(),
-            trace,
-        }
-    }
-
-    /// Waits up to `within` for a stderr line starting with `prefix`; when it came.
-    fn wait_for(&mut self, prefix: &str, within: Duration) -> Option<Instant> {
-        let until = Instant::now() + within;
-        if self.seen.iter().any(|l| l.starts_with(prefix)) {
-            return Some(Instant::now());
-        }
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let hit = line.starts_with(prefix);
-                    self.seen.push(line);
-                    if hit {
-                        return Some(Instant::now());
-                    }
-                }
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return None,
-            }
-        }
-    }
-
-    fn signal(&self, signal: i32) {
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe {
-            libc::kill(self.child.id() as i32, signal);
-        }
-    }
-
-    /// Its trace so far.
-    fn records(&self) -> Vec<serde_json::Value> {
-        let text = std::fs::read_to_string(&self.trace).expect("the trace is readable");
-        text.lines()
-            .map(|l| serde_json::from_str(l).expect("a JSON trace line"))
-            .collect()
-    }
-
-    /// The pods its trace shows it sent a DELETE for.
-    fn deletes(&self) -> Vec<String> {
-        self.records()
-            .iter()
-            .filter(|r| r["kind"] == "request" && r["verb"] == "delete")
-            .map(|r| r["name"].as_str().unwrap_or_default().to_string())
-            .collect()
-    }
-
-    fn requests(&self) -> usize {
-        self.records()
-            .iter()
-            .filter(|r| r["kind"] == "request")
-            .count()
-    }
-}
-
-impl Drop for Instance {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Creates a pod bound to `node`, without tolerations, and waits until the API no longer has
 /// it (the leader evicted it at once: the node has a NoExecute taint).
@@ -199,17 +88,6 @@ fn control_plane(dir: &Path) -> (ControlPlane, tokio::runtime::Runtime, kube::Cl
     (cp, rt, client)
 }
 
-fn account(name: &str, namespace: &str) -> k8s::ServiceAccount {
-    k8s::ServiceAccount {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(namespace.into()),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
-
 #[test]
 fn one_leader_at_a_time_and_no_pod_deleted_twice() {
     if !control_plane_built() {
@@ -223,8 +101,8 @@ fn one_leader_at_a_time_and_no_pod_deleted_twice() {
 
     // Two instances: exactly one leads; the other waits and sends nothing.
     let begun = Instant::now();
-    let mut a = Instance::start(&kubeconfig, dir.join("a.ndjson"));
-    let mut b = Instance::start(&kubeconfig, dir.join("b.ndjson"));
+    let mut a = Instance::start(&kubeconfig, dir.join("a.ndjson"), QUICK_LEASE);
+    let mut b = Instance::start(&kubeconfig, dir.join("b.ndjson"), QUICK_LEASE);
     let until = begun + Duration::from_secs(60);
     let a_leads = loop {
         if a.wait_for("ready ", Duration::from_millis(50)).is_some() {
@@ -286,7 +164,7 @@ fn one_leader_at_a_time_and_no_pod_deleted_twice() {
 
     // A leader killed outright keeps its lease until it runs out: its successor leads no
     // sooner than the lease's 4 s after the last renewal (which is at most 2 s before the kill).
-    let mut third = Instance::start(&kubeconfig, dir.join("c.ndjson"));
+    let mut third = Instance::start(&kubeconfig, dir.join("c.ndjson"), QUICK_LEASE);
     assert!(
         third
             .wait_for("waiting for the lease", Duration::from_secs(30))
@@ -508,7 +386,7 @@ fn the_documented_permissions_suffice_and_missing_ones_are_named() {
     for object in lease {
         create(&rt, &client, object);
     }
-    let mut c = Instance::start(&documented, dir.join("trace.ndjson"));
+    let mut c = Instance::start(&documented, dir.join("trace.ndjson"), QUICK_LEASE);
     assert!(
         c.wait_for("ready ", Duration::from_secs(60)).is_some(),
         "{:?}",

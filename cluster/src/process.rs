@@ -98,6 +98,7 @@ fn go_hint() -> &'static str {
 #[derive(Debug)]
 pub struct ControlPlane {
     child: Option<Child>,
+    binary: PathBuf,
     dir: PathBuf,
     url: String,
     started: Duration,
@@ -132,6 +133,7 @@ impl ControlPlane {
         let child = spawn(command, &out, binary)?;
         let mut cp = ControlPlane {
             child: Some(child),
+            binary: binary.to_path_buf(),
             dir: dir.to_path_buf(),
             url: String::new(),
             started: Duration::ZERO,
@@ -171,6 +173,23 @@ impl ControlPlane {
     /// `https://127.0.0.1:PORT`.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Stops the API server and etcd, leaves them down for `down`, and starts them again in
+    /// the same folder on the same port, waiting at most `timeout` until ready: to its clients,
+    /// the same API server gone away and back (same objects, URL, certificates and token).
+    pub fn restart(&mut self, down: Duration, timeout: Duration) -> Result<(), Error> {
+        let port = self
+            .url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse::<u16>().ok())
+            .ok_or_else(|| Error::new(format!("{}: no port to restart on", self.url)))?;
+        self.stop();
+        std::thread::sleep(down);
+        let again = ControlPlane::start(&self.binary, &self.dir, Some(port), timeout)?;
+        *self = again;
+        Ok(())
     }
 
     /// How long the start took, until ready.

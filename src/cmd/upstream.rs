@@ -88,6 +88,8 @@ struct Report {
     incarnations: usize,
     /// Deletions by the controller, in scenario time.
     deletions: Vec<String>,
+    /// The controller's requests the API server received (GET, PATCH, DELETE).
+    requests: usize,
     /// Operations the API server refused.
     refused: Vec<String>,
     /// The latest an operation was applied after its instant, in ms.
@@ -297,6 +299,10 @@ fn judge(
     std::fs::write(&trace_path, text)
         .map_err(|e| Failure::usage(format!("{}: cannot write: {e}", trace_path.display())))?;
 
+    let requests = trace
+        .iter()
+        .filter(|r| matches!(r.event, TraceEvent::Request { .. }))
+        .count();
     let bound = Duration(args.latency_bound_ms);
     let mut options = Options::new(profile, bound);
     options.rate_limit = RateLimit::qps(release.qps, release.burst);
@@ -374,6 +380,7 @@ fn judge(
                 format!("{}{uid} at {}", d.pod, d.at)
             })
             .collect(),
+        requests,
         refused: recording
             .played
             .iter()

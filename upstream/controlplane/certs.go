@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -14,8 +15,10 @@ import (
 	"time"
 )
 
-// pki holds the files the API server serves and signs with, all generated afresh at each start:
-// a CA, a serving certificate for 127.0.0.1/localhost signed by it, and the service-account key.
+// pki holds the files the API server serves and signs with: a CA, a serving certificate for
+// 127.0.0.1/localhost signed by it, and the service-account key. They are generated on the first
+// start in a directory and kept by later ones, so that a restarted API server is the same server
+// to its clients (taintcheck's fault tests restart it under a running controller).
 type pki struct {
 	caCert, caPEM           []byte
 	servingCert, servingKey string
@@ -40,7 +43,8 @@ func serial() *big.Int {
 	return n
 }
 
-// generatePKI writes ca.crt, apiserver.crt/.key and sa.key/.pub into dir.
+// generatePKI writes ca.crt, apiserver.crt/.key and sa.key/.pub into dir, or reads the CA
+// when all of them are there from an earlier start.
 func generatePKI(dir string) (*pki, error) {
 	p := &pki{
 		caFile:      filepath.Join(dir, "ca.crt"),
@@ -48,6 +52,9 @@ func generatePKI(dir string) (*pki, error) {
 		servingKey:  filepath.Join(dir, "apiserver.key"),
 		saKey:       filepath.Join(dir, "sa.key"),
 		saPub:       filepath.Join(dir, "sa.pub"),
+	}
+	if kept, err := keptPKI(p); kept || err != nil {
+		return p, err
 	}
 	now := time.Now().Add(-time.Hour)
 	caKey, _, err := newKey()
@@ -117,4 +124,23 @@ func generatePKI(dir string) (*pki, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// keptPKI fills p from the files of an earlier start, if all of them exist.
+func keptPKI(p *pki) (bool, error) {
+	for _, f := range []string{p.caFile, p.servingCert, p.servingKey, p.saKey, p.saPub} {
+		if _, err := os.Stat(f); err != nil {
+			return false, nil
+		}
+	}
+	caPEM, err := os.ReadFile(p.caFile)
+	if err != nil {
+		return false, err
+	}
+	block, _ := pem.Decode(caPEM)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return false, fmt.Errorf("%s: not a PEM certificate", p.caFile)
+	}
+	p.caPEM, p.caCert = caPEM, block.Bytes
+	return true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // auditPolicy logs what taintcheck's import reads (IMPORT-4, IMPORT-5): pods and nodes with
@@ -30,14 +31,20 @@ rules:
 - level: None
 `
 
-// writeAuth writes the static token file giving the admin identity (group system:masters).
+// writeAuth writes the static token file giving the admin identity (group system:masters), or
+// keeps the token of an earlier start in dir, so that kubeconfigs written then stay valid.
 func writeAuth(dir string) (token, tokenFile string, err error) {
+	tokenFile = filepath.Join(dir, "tokens.csv")
+	if kept, err := os.ReadFile(filepath.Join(dir, "token")); err == nil {
+		if _, err := os.Stat(tokenFile); err == nil {
+			return strings.TrimSpace(string(kept)), tokenFile, nil
+		}
+	}
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return "", "", err
 	}
 	token = hex.EncodeToString(b)
-	tokenFile = filepath.Join(dir, "tokens.csv")
 	line := fmt.Sprintf("%s,admin,admin-uid,\"system:masters\"\n", token)
 	if err := os.WriteFile(tokenFile, []byte(line), 0o600); err != nil {
 		return "", "", err

@@ -3,7 +3,9 @@
 // tests of upstream controllers. Usage: controlplane --dir DIR [--port N] [--feature-gates G]
 // [--apiserver-arg=--flag=value ...]. Files in DIR: kubeconfig, ca.crt, token, audit.log,
 // controlplane.log, etcd/, and ready once /readyz answers 200; stdout gets one line
-// "ready https://127.0.0.1:PORT".
+// "ready https://127.0.0.1:PORT". A second start in the same DIR with the first one's --port is
+// that server restarted: etcd's data, the certificates and the token are kept, the audit log is
+// appended to.
 package main
 
 import (
