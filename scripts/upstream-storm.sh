@@ -9,20 +9,22 @@
 # (p50, p99, max), beside the bound the token bucket implies. Usage:
 #
 #   upstream/build.sh                 # once (needs Go)
-#   scripts/upstream-storm.sh [--pods N] [--nodes M] [--out FILE] [RELEASE]
+#   scripts/upstream-storm.sh [--pods N] [--nodes M] [--out FILE] [--keep DIR] [RELEASE]
 #
+# --keep DIR keeps the scenario and each run's files (audit log, watches, trace) in DIR.
 # Defaults: 1000 pods, 20 nodes, the newest built release. Needs cargo and jq. An idle machine:
 # the figures are wall-clock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pods=1000 nodes=20 out=docs/upstream-storm.md release=""
+pods=1000 nodes=20 out=docs/upstream-storm.md release="" keep=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --pods) pods="$2"; shift ;;
     --nodes) nodes="$2"; shift ;;
     --out) out="$2"; shift ;;
-    -*) echo "usage: scripts/upstream-storm.sh [--pods N] [--nodes M] [--out FILE] [RELEASE]" >&2; exit 2 ;;
+    --keep) keep="$2"; shift ;;
+    -*) echo "usage: scripts/upstream-storm.sh [--pods N] [--nodes M] [--out FILE] [--keep DIR] [RELEASE]" >&2; exit 2 ;;
     *) release="$1" ;;
   esac
   shift
@@ -36,8 +38,13 @@ fi
 
 cargo build --release --quiet
 bin=${CARGO_TARGET_DIR:-target}/release/taintcheck
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [ -n "$keep" ]; then
+  mkdir -p "$keep"
+  work=$(cd "$keep" && pwd)
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 # The controllers need about 3 to 4 requests a pod at 20 a second; the run lasts until all
 # could have gone twice over.
 until_s=$(( 1 + pods * 4 * 2 / 20 + 10 ))
@@ -75,14 +82,15 @@ minutes=$(( ($(date +%s) - begun + 59) / 60 ))
   echo "ran alone on a fresh kube-apiserver with etcd (\`taintcheck upstream\`), with"
   echo "kube-controller-manager's client limits: 20 requests/s, bursts of 30. *Conform* is the"
   echo "oracle's verdict on the trace imported from the audit log and watches; it checks every"
-  echo "request against the token bucket (ORACLE-THROTTLE). *Lateness* is each deletion's instant"
+  echo "request against the token bucket (ORACLE-THROTTLE). *Envelope* is \`taintcheck expect\`'s"
+  echo "outcomes under the same client limits. *Lateness* is each deletion's instant"
   echo "after the taint. *Requests* are the controller's requests the API server received; R is"
   echo "their number per pod deleted. The bound: a controller that sends R requests per pod, all"
   echo "through the one bucket, deletes the last of N pods no sooner than (R x N - 30) / 20 s after"
   echo "the taint."
   echo
-  echo "| controller | deleted | conform | requests | lateness p50 | p99 | max | bound (R x N - 30) / 20 |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| controller | deleted | conform | envelope | requests | lateness p50 | p99 | max | bound (R x N - 30) / 20 |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   jq -r --argjson n "$pods" '
     def secs: capture(" at (?<t>[0-9.]+)s$").t | tonumber;
     def pct($p): (length * $p | ceil) as $i | .[([($i - 1), 0] | max)];
@@ -90,6 +98,8 @@ minutes=$(( ($(date +%s) - begun + 59) / 60 ))
     | (if ($late | length) > 0 then (.requests / ($late | length) * 10 | round / 10) else 0 end) as $r
     | [ .kubernetes, "\($late | length) of \($n)",
         (if .conforms then "conforms" else "VIOLATION: " + .conform end),
+        (if (.envelope_failures | length) == 0 then "inside (\(.incarnations))"
+         else "\(.envelope_failures | length) outside, first: " + .envelope_failures[0] end),
         "\(.requests)",
         (if ($late | length) > 0 then "\($late | pct(0.5) * 100 | round / 100) s" else "-" end),
         (if ($late | length) > 0 then "\($late | pct(0.99) * 100 | round / 100) s" else "-" end),

@@ -12,7 +12,7 @@ use cli_support::{stderr, stdout, taintcheck};
 use controller_support::{bin, control_plane_built};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use taintcheck_cluster::process::ControlPlane;

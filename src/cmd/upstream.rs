@@ -342,9 +342,13 @@ fn judge(
         .unwrap_or_default();
     // An envelope the oracle cannot compute (its state limit, issue 40) is this run's finding,
     // not the end of the batch: the runs after it are still judged.
+    // The controller ran with the release's client limits, whatever the scenario says: the
+    // envelope is computed under them (a storm's last eviction waits for its tokens).
+    let mut limited = scenario.clone();
+    limited.runtime.rate_limit = RateLimit::qps(release.qps, release.burst);
     let (incarnations, envelope_failures) = match envelope(
-        scenario,
-        || Reference::run(scenario, profile),
+        &limited,
+        || Reference::run(&limited, profile),
         profile,
         bound,
     ) {
