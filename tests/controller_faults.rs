@@ -21,6 +21,9 @@ use taintcheck_cluster::{identity, objects};
 use taintcheck_core::api::{Taint, TaintEffect, Toleration};
 
 const NS: &str = "faults-test";
+
+/// The tests take turns: each starts a control plane, and the restart is timed.
+static CONTROL_PLANE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// The countdown: long enough that the API server is back before it ends.
 const TOLERATION_S: i64 = 25;
 
@@ -138,6 +141,7 @@ fn an_api_server_restart_mid_countdown_loses_no_eviction_and_makes_no_second() {
     if !control_plane_built() {
         return;
     }
+    let _turn = CONTROL_PLANE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::env::temp_dir().join(format!("taintcheck-restart-{}", std::process::id()));
     let (mut cp, rt, client, kubeconfig) = cluster(&dir);
     let pods = Api::<k8s::Pod>::namespaced(client.clone(), NS);
@@ -290,6 +294,7 @@ fn deletes_answered_500_are_retried_until_one_is_accepted() {
     if !control_plane_built() {
         return;
     }
+    let _turn = CONTROL_PLANE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::env::temp_dir().join(format!("taintcheck-5xx-{}", std::process::id()));
     let (cp, rt, client, kubeconfig) = cluster(&dir);
     let webhooks = Api::<ValidatingWebhookConfiguration>::all(client.clone());
