@@ -129,6 +129,18 @@ pub enum DeleteSequence {
     LiveReadPatchDelete,
 }
 
+impl DeleteSequence {
+    /// The most requests one successful attempt sends: each takes a token of the client's
+    /// bucket (CORE-THROTTLE), so N evictions under a rate limit need N times this many.
+    pub fn requests(self) -> u32 {
+        match self {
+            DeleteSequence::DeleteOnly => 1,
+            DeleteSequence::GetApplyDelete | DeleteSequence::GetPatchDelete => 3,
+            DeleteSequence::LiveReadPatchDelete => 4,
+        }
+    }
+}
+
 /// The timed queue's key (semantics §5.5: upstream `KeyFromWorkArgs` ignores the UID).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WorkKeyPolicy {

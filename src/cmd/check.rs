@@ -61,6 +61,10 @@ pub struct ModelArgs {
     /// The pod informer's channel capacity, 1 to 100.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
     pub pod_channel_capacity: Option<u8>,
+    /// Check every pod: without it each toleration class keeps only as many pods as a verdict
+    /// can depend on (MODEL-CUTOFF), and the report says what was cut.
+    #[arg(long)]
+    pub no_cutoff: bool,
 }
 
 impl ModelArgs {
@@ -69,7 +73,12 @@ impl ModelArgs {
         let mut config = CheckConfig::load(&self.config).map_err(config_failure)?;
         let overrides = self.overrides().map_err(Failure::Usage)?;
         config.apply(&overrides).map_err(config_failure)?;
-        Ok(TaintSys::new(self.behaviour.profile()?, config))
+        let profile = self.behaviour.profile()?;
+        Ok(if self.no_cutoff {
+            TaintSys::new(profile, config)
+        } else {
+            TaintSys::at_cutoff(profile, config)
+        })
     }
 
     /// The options as a command line that selects the same model: `--config C --profile P`
@@ -103,6 +112,9 @@ impl ModelArgs {
             "pod-channel-capacity",
             self.pod_channel_capacity.map(|n| n.to_string()),
         );
+        if self.no_cutoff {
+            s.push_str(" --no-cutoff");
+        }
         s
     }
 
@@ -445,6 +457,9 @@ pub fn render(r: &Report, args: &ModelArgs) -> String {
         "Done. states={}, unique={}, depth={}, sec={:.2}, unique states/s={}",
         r.states, r.unique_states, r.max_depth, r.seconds, rate
     );
+    if let Some(cutoff) = &r.cutoff {
+        let _ = writeln!(s, "{}", cutoff.describe());
+    }
     let width = r.properties.iter().map(|p| p.name.len()).max().unwrap_or(0);
     for p in &r.properties {
         let _ = writeln!(s, "  {:<width$}  {}", p.name, r.verdict_line(p));

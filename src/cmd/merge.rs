@@ -78,6 +78,9 @@ fn render(m: &Merged) -> String {
         "states={}, unique={} (sums over the parts), depth={}, sec={:.2} (slowest part)",
         m.states, m.unique_states, m.max_depth, m.seconds
     );
+    if let Some(cutoff) = &m.cutoff {
+        let _ = writeln!(s, "{}", cutoff.describe());
+    }
     let width = m.properties.iter().map(|p| p.name.len()).max().unwrap_or(0);
     for p in &m.properties {
         let verdict = match p.status {

@@ -19,7 +19,8 @@
 //!   partial-order reduction's ample sets.
 //! * [`outcome`] and [`display`]: what a step did, and its rendering for people and the
 //!   Explorer.
-//! * [`config`]: what a run explores; [`properties::vocabulary`] and [`properties::custom`]:
+//! * [`config`]: what a run explores; [`cutoff`]: its toleration classes, and the
+//!   configuration that keeps as many pods of each as a verdict can depend on; [`properties::vocabulary`] and [`properties::custom`]:
 //!   user-defined properties, declared in a configuration or added from Rust ([`builder`]).
 //!
 //! Running the checker: [`run`] is the one module that starts threads and reads the clock (the
@@ -29,8 +30,8 @@
 //! into a schedule the reference runtime follows.
 //!
 //! Imports go one way (`model/tests/layers.rs` keeps it so): `system` → `reduction` →
-//! `transition` → the operation modules (`answer`, `environment`, `informer`, `judge`) and
-//! [`properties`] → `state` → `symmetry` → `config`; `run`, `partition`, `shortest` and the
+//! `transition` → the operation modules (`answer`, `environment`, `informer`, `judge`),
+//! `cutoff` and [`properties`] → `state` → `symmetry` → `config`; `run`, `partition`, `shortest` and the
 //! rest sit above `system`.
 
 pub mod action;
@@ -38,6 +39,7 @@ mod answer;
 pub mod applicability;
 pub mod builder;
 pub mod config;
+pub mod cutoff;
 pub mod display;
 mod environment;
 pub mod expectation;

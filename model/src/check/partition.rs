@@ -27,6 +27,7 @@
 //! whatever properties the parts report, the same in every part.
 
 use super::action::Action;
+use super::cutoff::Cutoff;
 use super::properties::custom::MAX_CUSTOM;
 use super::properties::PROPERTIES;
 use super::reduction::Reduction;
@@ -394,7 +395,14 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
         let index = partition.get("index").and_then(Value::as_u64);
         let index = index.ok_or_else(|| format!("{file}: partition.index: Required value"))?;
         if let Some((first_file, f)) = first {
-            for key in ["profile", "config", "strategy", "symmetry", "reduction"] {
+            for key in [
+                "profile",
+                "config",
+                "strategy",
+                "symmetry",
+                "cutoff",
+                "reduction",
+            ] {
                 if r.get(key) != f.get(key) {
                     return Err(format!(
                         "{file}: {key}: Invalid value: {} (the part in {first_file} has {})",
@@ -510,6 +518,10 @@ pub fn merge(parts: &[(String, Value)]) -> Result<Merged, String> {
         config: f["config"].clone(),
         strategy: f["strategy"].clone(),
         symmetry: f["symmetry"].clone(),
+        cutoff: f
+            .get("cutoff")
+            .map(|c| serde_json::from_value(c.clone()).map_err(|e| format!("cutoff: {e}")))
+            .transpose()?,
         reduction: f["reduction"].clone(),
         parts: count,
         states: sum("states"),
@@ -533,6 +545,9 @@ pub struct Merged {
     pub strategy: Value,
     /// See `profile`.
     pub symmetry: Value,
+    /// The parts' cutoff (MODEL-CUTOFF), the same in every part; absent when nothing was cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cutoff: Option<Cutoff>,
     /// See `profile`.
     pub reduction: Value,
     /// How many parts were merged.

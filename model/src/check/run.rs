@@ -8,6 +8,7 @@
 
 use super::action::Action;
 use super::applicability;
+use super::cutoff::Cutoff;
 use super::reduction::Reduction;
 use super::shortest;
 use super::state::SysState;
@@ -222,6 +223,10 @@ pub struct Report {
     /// The share of the state space explored (`check --partition I/N`); absent for a whole run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<PartitionInfo>,
+    /// What the cutoff cut from the configuration as given (MODEL-CUTOFF); absent when
+    /// nothing was cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cutoff: Option<Cutoff>,
     /// The partial-order reduction (`none`, `por`).
     pub reduction: &'static str,
     /// States generated.
@@ -430,6 +435,7 @@ pub(super) fn report(
         symmetry: opts.symmetry,
         reduction: model.reduction.name(),
         partition,
+        cutoff: model.cutoff.clone(),
         states: explored.states,
         unique_states: explored.unique_states,
         max_depth: explored.max_depth,

@@ -7,6 +7,7 @@
 use super::action::Action;
 use super::answer;
 use super::config::CheckConfig;
+use super::cutoff::{self, Cutoff};
 use super::environment::Environment;
 use super::informer::{self, CacheView};
 use super::judge;
@@ -36,6 +37,9 @@ pub struct TaintSys {
     /// Whether `actions` lists every enabled action or an ample one alone (spec MODEL-POR).
     /// [`TaintSys::new`] gives the full model; runs choose ([`super::run::RunOptions`]).
     pub reduction: Reduction,
+    /// What the cutoff cut from the configuration as given (spec MODEL-CUTOFF), for the report;
+    /// `None` when `config` is the configuration as given.
+    pub cutoff: Option<Cutoff>,
 }
 
 impl TaintSys {
@@ -47,6 +51,17 @@ impl TaintSys {
             config,
             focus: None,
             reduction: Reduction::None,
+            cutoff: None,
+        }
+    }
+
+    /// The model of `config` cut to its cutoff (spec MODEL-CUTOFF): each toleration class keeps
+    /// as many pods as a verdict can depend on, and the report says what was cut.
+    pub fn at_cutoff(profile: Profile, config: CheckConfig) -> TaintSys {
+        let (config, cutoff) = cutoff::apply(config, &profile);
+        TaintSys {
+            cutoff,
+            ..TaintSys::new(profile, config)
         }
     }
 
