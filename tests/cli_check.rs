@@ -375,3 +375,63 @@ fn report_refuses_what_it_cannot_write() {
     let md = std::fs::read_to_string(&file).unwrap();
     assert!(md.starts_with("# NoExecute taint eviction: "), "{md}");
 }
+
+/// MODEL-CUTOFF on the command line: a class larger than its cutoff is cut and the report says
+/// so (`--json` too); `--no-cutoff` checks every pod; `--each-class` runs each class alone and
+/// its paths' `explore` commands select that run with `--only`; what couples the classes, and
+/// an unknown `--only` pod, are usage errors.
+#[test]
+fn the_cutoff_is_reported_and_each_class_runs_alone() {
+    let o = taintcheck(&["check", "--config", "three-pods"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains(
+        "3 pods in 1 class; checked 1 per class (1 pod; cutoff, MODEL-CUTOFF); --no-cutoff checks all\n"
+    ));
+    let o = taintcheck(&["check", "--config", "three-pods", "--budget", "0", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(json["cutoff"]["pods"], 3);
+    assert_eq!(json["cutoff"]["checked"], 1);
+    let o = taintcheck(&[
+        "check",
+        "--config",
+        "three-pods",
+        "--budget",
+        "0",
+        "--no-cutoff",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(json.get("cutoff").is_none());
+
+    let default = ["check", "--profile", "latest", "--config", "default"];
+    let o = taintcheck(&with(&default, &["--each-class"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "2 pods in 2 classes; checked 1 per class (2 pods, each class on its own: 2 runs;"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("Explore it: taintcheck explore --config default --profile latest --only p"),
+        "{out}"
+    );
+
+    let refused = [
+        (
+            &["check", "--config", "rate-limited-storm", "--each-class"][..],
+            "--each-class: the client's rate limit",
+        ),
+        (
+            &["check", "--each-class", "--partition", "0/2"][..],
+            "--each-class: not with --partition",
+        ),
+        (&["check", "--only", "p9"][..], "--only: Not found: \"p9\""),
+    ];
+    for (more, why) in refused {
+        let o = taintcheck(more);
+        assert_eq!(o.status.code(), Some(2), "{more:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{more:?}: {}", stderr(&o));
+    }
+}

@@ -13,9 +13,10 @@ use stateright::{Expectation, Model};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
-use taintcheck_core::api::PodKey;
+use taintcheck_core::api::{PodKey, Toleration};
 use taintcheck_core::profile::Profile;
 use taintcheck_model::check::action::Action;
+use taintcheck_model::check::apart;
 use taintcheck_model::check::config::{CheckConfig, PodSpec, BUILTIN};
 use taintcheck_model::check::cutoff::{self, classes};
 use taintcheck_model::check::display;
@@ -385,4 +386,93 @@ fn a_counterexample_at_the_cutoff_replays_on_the_grown_configuration() {
         }
     }
     assert!(replayed >= 30, "only {replayed} counterexamples replayed");
+}
+
+/// Each class alone (MODEL-CUTOFF, "one run per class"): on every configuration of one pod
+/// without a rate limit, beside a pod of another class on the same node (no tolerations;
+/// tolerating every taint forever; the first toleration's seconds doubled), under every named
+/// profile, each pod's projected steps are those it has alone, and each property is found
+/// (violated, or exemplified) together exactly when it is found in one of the two alone.
+#[test]
+fn each_class_has_the_steps_and_verdicts_it_has_alone() {
+    let mut compared = 0;
+    for config in configurations().into_iter().filter(|c| c.pods.len() == 1) {
+        let pod = &config.pods[0];
+        let mut others = Vec::new();
+        let mut none = pod.clone();
+        none.tolerations.clear();
+        others.push(none);
+        let mut forever = pod.clone();
+        forever.tolerations = vec![Toleration::exists("", None, None)];
+        others.push(forever);
+        if let Some(seconds) = pod.tolerations.first().and_then(|t| t.seconds) {
+            let mut longer = pod.clone();
+            longer.tolerations[0].seconds = Some(seconds * 2 + 1);
+            others.push(longer);
+        }
+        others.retain(|o| o.tolerations != pod.tolerations);
+        for mut other in others {
+            other.name = format!("{}-other", pod.name);
+            for name in PROFILES {
+                let profile = Profile::by_name(name).unwrap();
+                let mut both = config.clone();
+                both.pods.push(other.clone());
+                assert_eq!(classes(&both).len(), 2);
+                let mut alone = config.clone();
+                alone.pods = vec![other.clone()];
+                let keys: Vec<PodKey> = both.pods.iter().map(PodSpec::key).collect();
+                let at = |c: &CheckConfig, keys: &[PodKey]| {
+                    walk(&TaintSys::new(profile, c.clone()), keys, 400_000)
+                };
+                let Some(together) = at(&both, &keys) else {
+                    continue;
+                };
+                let first = at(&config, &keys[..1]).unwrap();
+                let second = at(&alone, &keys[1..]).unwrap();
+                let either: BTreeMap<&str, bool> = first
+                    .found
+                    .iter()
+                    .map(|(p, f)| (*p, *f || second.found[p]))
+                    .collect();
+                let mut steps = first.steps.clone();
+                steps.extend(second.steps.clone());
+                assert_eq!(
+                    (&together.found, &together.steps),
+                    (&either, &steps),
+                    "{} under {name}, beside {:?}",
+                    config.name,
+                    other.tolerations
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 60, "only {compared} pairs compared");
+}
+
+/// `check --each-class` on the tutorial's grown node (three classes) gives the verdicts of the
+/// classes checked together, under every named profile.
+#[test]
+fn the_tutorial_node_class_by_class_has_the_verdicts_of_the_whole() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/tutorial/policy-grown.yaml"
+    );
+    let config = CheckConfig::load(path).unwrap();
+    let verdicts = |r: &taintcheck_model::check::run::Report| -> Vec<(String, &'static str)> {
+        r.properties
+            .iter()
+            .map(|p| (p.id.to_string(), p.status.as_str()))
+            .collect()
+    };
+    for name in PROFILES {
+        let model = TaintSys::at_cutoff(Profile::by_name(name).unwrap(), config.clone());
+        let whole = run(model.clone(), &RunOptions::default(), |_, _, _| {});
+        let runs = apart::split(&model)
+            .into_iter()
+            .map(|(pods, m)| (pods, run(m, &RunOptions::default(), |_, _, _| {})))
+            .collect();
+        let (apart, _) = apart::combine(runs);
+        assert_eq!(verdicts(&apart), verdicts(&whole), "{name}");
+    }
 }

@@ -5,11 +5,13 @@ use super::failure::{Failure, Outcome};
 use crate::cmd::output::{out, outln};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use taintcheck_formats::limits;
 use taintcheck_formats::taint_syntax::checked_no_execute;
+use taintcheck_model::check::apart;
 use taintcheck_model::check::config::{CheckConfig, ConfigErrors, OpKind, Overrides};
 use taintcheck_model::check::expectation::Expectation;
 use taintcheck_model::check::itf_state;
@@ -65,6 +67,10 @@ pub struct ModelArgs {
     /// can depend on (MODEL-CUTOFF), and the report says what was cut.
     #[arg(long)]
     pub no_cutoff: bool,
+    /// Keep only these pods, comma-separated (what `check --each-class` prints for a path
+    /// found in one class's run).
+    #[arg(long, value_delimiter = ',', value_name = "PODS")]
+    pub only: Option<Vec<String>>,
 }
 
 impl ModelArgs {
@@ -73,6 +79,18 @@ impl ModelArgs {
         let mut config = CheckConfig::load(&self.config).map_err(config_failure)?;
         let overrides = self.overrides().map_err(Failure::Usage)?;
         config.apply(&overrides).map_err(config_failure)?;
+        if let Some(only) = &self.only {
+            if let Some(missing) = only
+                .iter()
+                .find(|n| !config.pods.iter().any(|p| p.name == **n))
+            {
+                return Err(Failure::Usage(format!(
+                    "--only: Not found: {missing:?}: not a pod of configuration {}",
+                    config.name
+                )));
+            }
+            config.pods.retain(|p| only.contains(&p.name));
+        }
         let profile = self.behaviour.profile()?;
         Ok(if self.no_cutoff {
             TaintSys::new(profile, config)
@@ -114,6 +132,9 @@ impl ModelArgs {
         );
         if self.no_cutoff {
             s.push_str(" --no-cutoff");
+        }
+        if let Some(only) = &self.only {
+            s.push_str(&format!(" --only {}", only.join(",")));
         }
         s
     }
@@ -195,6 +216,11 @@ pub struct CheckArgs {
     /// Symmetry reduction over interchangeable pods (dfs and simulation only).
     #[arg(long)]
     pub symmetry: bool,
+    /// Check each toleration class in a run of its own and combine the verdicts (MODEL-CUTOFF):
+    /// what a node of many classes needs. Not with a client rate limit or an
+    /// `at_most_deletions` claim, which couple the classes, nor with `--partition`.
+    #[arg(long)]
+    pub each_class: bool,
     /// Explore share I of N (0 <= I < N; bfs and dfs): `taintcheck merge` combines the N
     /// `--json` reports into the whole run's verdicts (docs/scale-out.md).
     #[arg(long, value_name = "I/N", value_parser = Partition::parse)]
@@ -286,10 +312,28 @@ pub fn run(args: CheckArgs) -> Outcome {
             eprintln!("Checking. states={states}, unique={unique}, depth={depth}");
         }
     };
+    let mut from = BTreeMap::new();
     let report = match args.partition {
+        Some(_) if args.each_class => {
+            return Err(Failure::usage(
+                "--each-class: not with --partition: a share is of one run",
+            ))
+        }
         Some(part) => {
             partition::check_options(&opts).map_err(Failure::Usage)?;
             partition::run(model, &opts, part, progress)
+        }
+        None if args.each_class => {
+            if let Some(why) = apart::coupled(&model) {
+                return Err(Failure::usage(format!("--each-class: {why}")));
+            }
+            let runs = apart::split(&model)
+                .into_iter()
+                .map(|(pods, m)| (pods, run::run(m, &opts, progress)))
+                .collect();
+            let (report, paths_from) = apart::combine(runs);
+            from = paths_from;
+            report
         }
         None => run::run(model, &opts, progress),
     };
@@ -303,7 +347,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         crate::cmd::output::write_file("--junit", path, &xml, &[config])?;
     }
     if let Some(dir) = &args.itf {
-        write_itf(dir, &report, &args.model)?;
+        write_itf(dir, &report, &args.model, &from)?;
     }
     let verdict = if let Some(path) = &args.expect {
         expectation_summary(path, &differences)
@@ -317,7 +361,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         );
         eprint!("{verdict}");
     } else {
-        out!("{}", render(&report, &args.model));
+        out!("{}", render(&report, &args.model, &from));
         if let Some(classes) = &classes {
             outln!("\nSymmetry (PROP-SYM): {classes}");
         }
@@ -401,7 +445,12 @@ fn expectation_summary(path: &Path, differences: &[String]) -> String {
 }
 
 /// `--itf DIR`: one file per counterexample and example, `<profile>-<config>-<ID>.itf.json`.
-fn write_itf(dir: &Path, r: &Report, args: &ModelArgs) -> Result<(), Failure> {
+fn write_itf(
+    dir: &Path,
+    r: &Report,
+    args: &ModelArgs,
+    from: &BTreeMap<String, Vec<String>>,
+) -> Result<(), Failure> {
     let io = |e: std::io::Error| Failure::usage(format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(io)?;
     for p in &r.properties {
@@ -418,7 +467,7 @@ fn write_itf(dir: &Path, r: &Report, args: &ModelArgs) -> Result<(), Failure> {
             r.config,
             path.steps.len()
         );
-        let source = format!("taintcheck check {}", args.command_line());
+        let source = format!("taintcheck check {}", command_line(args, from, p.id));
         let trace = itf_state::trace(&path.states, &source, &description);
         let file = dir.join(format!("{}-{}-{}.itf.json", r.profile, r.config, p.id));
         let text = serde_json::to_string_pretty(&trace.to_json()).expect("ITF serializes");
@@ -427,9 +476,22 @@ fn write_itf(dir: &Path, r: &Report, args: &ModelArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The options that select the model a property's path was found in: with `--each-class`,
+/// its class's pods only.
+fn command_line(args: &ModelArgs, from: &BTreeMap<String, Vec<String>>, id: &str) -> String {
+    match from.get(id) {
+        Some(pods) => ModelArgs {
+            only: Some(pods.clone()),
+            ..args.clone()
+        }
+        .command_line(),
+        None => args.command_line(),
+    }
+}
+
 /// The human-readable report: totals, a verdict per property, then each counterexample with
 /// the commands that show it in the Explorer.
-pub fn render(r: &Report, args: &ModelArgs) -> String {
+pub fn render(r: &Report, args: &ModelArgs, from: &BTreeMap<String, Vec<String>>) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let rate = if r.seconds > 0.0 {
@@ -478,7 +540,7 @@ pub fn render(r: &Report, args: &ModelArgs) -> String {
             let _ = writeln!(
                 s,
                 "  Explore it: taintcheck explore {} --property {}",
-                args.command_line(),
+                command_line(args, from, p.id),
                 p.id
             );
         }

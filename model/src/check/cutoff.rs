@@ -95,6 +95,9 @@ pub struct Cutoff {
     /// limit, and the delay its bucket implies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coupled: Option<String>,
+    /// With `check --each-class`: the runs, one per class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<usize>,
 }
 
 impl Cutoff {
@@ -112,11 +115,15 @@ impl Cutoff {
                 self.pods
             ),
             None => format!(
-                "{} pods in {classes}; checked {} per class ({}; cutoff, MODEL-CUTOFF); \
+                "{} pods in {classes}; checked {} per class ({}{}; cutoff, MODEL-CUTOFF); \
                  --no-cutoff checks all",
                 self.pods,
                 self.per_class,
-                count(self.checked, "pod", "pods")
+                count(self.checked, "pod", "pods"),
+                match self.runs {
+                    Some(n) => format!(", each class on its own: {}", count(n, "run", "runs")),
+                    None => String::new(),
+                }
             ),
         }
     }
@@ -136,6 +143,7 @@ pub fn apply(config: CheckConfig, profile: &Profile) -> (CheckConfig, Option<Cut
         per_class: classes.iter().map(|c| c.cutoff).max().unwrap_or(1),
         checked: config.pods.len(),
         coupled: None,
+        runs: None,
     };
     if let Some(limit) = config.rate_limit {
         summary.coupled = Some(bucket_bound(limit, profile, config.pods.len()));

@@ -23,7 +23,7 @@
 //!   configuration that keeps as many pods of each as a verdict can depend on; [`properties::vocabulary`] and [`properties::custom`]:
 //!   user-defined properties, declared in a configuration or added from Rust ([`builder`]).
 //!
-//! Running the checker: [`run`] is the one module that starts threads and reads the clock (the
+//! Running the checker: [`apart`] checks each toleration class on its own; [`run`] is the one module that starts threads and reads the clock (the
 //! checker's workers and the run's duration); [`shortest`] makes counterexamples and examples
 //! shortest; [`partition`] splits a run into shares that scale out and merges their reports;
 //! [`trace`] turns a path into data, [`itf`] and [`itf_state`] into an ITF trace, [`replay`]
@@ -36,6 +36,7 @@
 
 pub mod action;
 mod answer;
+pub mod apart;
 pub mod applicability;
 pub mod builder;
 pub mod config;
