@@ -53,6 +53,9 @@ enum Command {
     /// Record a live cluster's pods, nodes and Events through kube-rs into a trace (one
     /// command instead of three `kubectl --watch` pipes and `import`).
     Record(cmd::record::RecordArgs),
+    /// Stand between a controller and its API server: forward everything, record what the
+    /// controller sent and saw, and write it as a trace (specs/proxy.md).
+    Proxy(cmd::proxy::ProxyArgs),
     /// Run the reference runtime as a real controller on a cluster (the `fixed` design by
     /// default, any profile by `--profile`): kube-rs watches, requests and Events, leader
     /// election on a Lease, health and metrics on 127.0.0.1, a graceful stop on SIGTERM
@@ -118,6 +121,7 @@ fn main() -> ExitCode {
         Command::Upstream(args) => cmd::upstream::run(&args),
         Command::Generate(args) => cmd::generate::run(&args),
         Command::Record(args) => cmd::record::run(&args),
+        Command::Proxy(args) => cmd::proxy::run(&args),
         Command::Controller(args) => cmd::controller::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),

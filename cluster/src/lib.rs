@@ -9,6 +9,7 @@ pub mod names;
 pub mod objects;
 pub mod play;
 pub mod process;
+pub mod proxy;
 pub mod random;
 pub mod session;
 pub mod watch;

@@ -7,6 +7,7 @@
 use crate::names::{Names, RUN_LABEL};
 use crate::play::{Played, Player};
 use crate::process::{Controller, ControllerOptions};
+use crate::proxy::{self, Limits, Proxy, Upstream};
 use crate::watch::{self, Recorder, Scope, Sinks};
 use crate::{identity, Error};
 use k8s_openapi::jiff::Timestamp;
@@ -45,6 +46,9 @@ pub struct Release {
     pub feature_gates: Option<String>,
     /// Arguments before the common flags (taintcheck's own controller: `controller --profile P`).
     pub args: Vec<String>,
+    /// The controller reaches the API server through taintcheck's proxy (PROXY-5), whose
+    /// exchange log the recording keeps.
+    pub through_proxy: bool,
 }
 
 /// What a run left: the files to import and when it ran.
@@ -71,6 +75,8 @@ pub struct Recording {
     pub played: Vec<Played>,
     /// Errors the watches met (they retry; changes may have been missed meanwhile).
     pub watch_errors: Vec<String>,
+    /// With [`Release::through_proxy`]: the proxy's exchange log, the run's objects only.
+    pub proxy_log: Option<PathBuf>,
 }
 
 /// Runs `scenario` on `cluster` with `release`'s controller; the run's files go into `dir`.
@@ -115,9 +121,33 @@ pub async fn run(
     let controller_config = dir.join("controller.kubeconfig");
     identity::controller_kubeconfig(client, &cluster.kubeconfig, account, &controller_config)
         .await?;
+    let proxy = if release.through_proxy {
+        let upstream = Upstream::from_kubeconfig(&cluster.kubeconfig, None).await?;
+        let log = dir.join("proxy-all.ndjson");
+        let listen = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let proxy = Proxy::start(upstream, listen, &log, Limits::default()).await?;
+        let through = dir.join("controller-proxy.kubeconfig");
+        proxy::kubeconfig_through(
+            &controller_config,
+            &proxy.url(),
+            proxy.authority_pem(),
+            &through,
+        )?;
+        Some((proxy, through, log))
+    } else {
+        None
+    };
+    let mut args = release.args.clone();
+    if proxy.is_some() && args.is_empty() {
+        // Upstream's controller speaks protobuf by default, as kube-controller-manager does;
+        // the proxy reads JSON (PROXY-5).
+        args.extend(["--kube-api-content-type".into(), "application/json".into()]);
+    }
     let options = ControllerOptions {
-        args: release.args.clone(),
-        kubeconfig: controller_config,
+        args,
+        kubeconfig: proxy
+            .as_ref()
+            .map_or(controller_config, |(_, through, _)| through.clone()),
         qps: release.qps,
         burst: release.burst,
         feature_gates: release.feature_gates.clone(),
@@ -166,6 +196,15 @@ pub async fn run(
     // What the watches have in flight arrives within a few milliseconds.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let end = Timestamp::now();
+    let proxy_log = match proxy {
+        Some((proxy, _, all)) => {
+            proxy.stop()?;
+            let own = dir.join("proxy.ndjson");
+            own_proxy_lines(&all, &names, &own)?;
+            Some(own)
+        }
+        None => None,
+    };
     let audit_to = file_len(&cluster.audit_log);
     recorder.stop();
     let mut watch_errors = Vec::new();
@@ -188,6 +227,7 @@ pub async fn run(
         setup,
         played,
         watch_errors,
+        proxy_log,
     })
 }
 
@@ -324,6 +364,74 @@ fn own_audit(path: &Path, from: u64, to: u64, names: &Names, out: &Path) -> Resu
         };
         if own {
             writeln!(w, "{line}").map_err(err)?;
+        }
+        Ok(())
+    })?;
+    w.flush().map_err(err)
+}
+
+/// Copies the proxy's lines about the run's objects (its namespaces and nodes) to `out`: the
+/// controller lists and watches the whole cluster, so a list's items are kept only when they
+/// are the run's own, and the proxy's errors are kept whatever they concern.
+fn own_proxy_lines(path: &Path, names: &Names, out: &Path) -> Result<(), Error> {
+    let err = |e: std::io::Error| Error::new(format!("{}: {e}", out.display()));
+    let mut w = BufWriter::new(File::create(out).map_err(err)?);
+    let namespaces: Vec<&str> = names.namespaces().collect();
+    let own = |namespace: Option<&str>, node: Option<&str>| {
+        namespace.is_some_and(|ns| namespaces.contains(&ns))
+            || node.is_some_and(|n| names.is_own_node(n))
+    };
+    let own_object = |o: &serde_json::Value| {
+        let s = |p: &str| o.pointer(p).and_then(serde_json::Value::as_str);
+        match s("/kind") {
+            Some("Node") => own(None, s("/metadata/name")),
+            _ => own(s("/metadata/namespace"), None),
+        }
+    };
+    for_audit_lines(path, 0, file_len(path), |line| {
+        let Ok(mut v) = serde_json::from_str::<serde_json::Value>(line) else {
+            return Ok(());
+        };
+        let keep = match v["kind"].as_str() {
+            Some("WatchEvent") => own_object(&v["object"]),
+            Some("Exchange") => {
+                let field = |f: &str| {
+                    v["objectRef"][f]
+                        .as_str()
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string)
+                };
+                let (resource, ns, name) = (
+                    field("resource").unwrap_or_default(),
+                    field("namespace"),
+                    field("name"),
+                );
+                let (resource, ns, name) = (resource.as_str(), ns.as_deref(), name.as_deref());
+                if let Some(items) = v
+                    .pointer_mut("/responseObject/items")
+                    .and_then(serde_json::Value::as_array_mut)
+                {
+                    items.retain(|item| {
+                        let mut item = item.clone();
+                        if let Some(o) = item.as_object_mut() {
+                            let kind = if resource == "nodes" { "Node" } else { "Pod" };
+                            o.entry("kind").or_insert_with(|| kind.into());
+                        }
+                        own_object(&item)
+                    });
+                }
+                match resource {
+                    "nodes" => name.is_none_or(|n| names.is_own_node(n)),
+                    _ => ns.is_none() && resource == "pods" || own(ns, None),
+                }
+            }
+            _ => true,
+        };
+        if keep {
+            serde_json::to_writer(&mut w, &v)
+                .map_err(std::io::Error::from)
+                .and_then(|()| w.write_all(b"\n"))
+                .map_err(err)?;
         }
         Ok(())
     })?;

@@ -16,6 +16,7 @@ pub mod merge;
 pub mod minimize;
 pub mod output;
 pub mod profiles;
+pub mod proxy;
 pub mod record;
 pub mod replay;
 pub mod report;

@@ -12,6 +12,7 @@ use super::failure::{Failure, Outcome};
 use super::output::outln;
 use clap::Args;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration as StdDuration, Instant};
@@ -62,6 +63,10 @@ pub struct UpstreamArgs {
     /// upstream's, on the same control plane, judged under PROFILE.
     #[arg(long, value_name = "PROFILE", value_parser = profile_parser(), conflicts_with_all = ["kubernetes", "profile"])]
     ours: Option<Profile>,
+    /// Run the controller through `taintcheck proxy` (specs/proxy.md) and judge the trace the
+    /// proxy recorded too: what the controller sent and saw, without the audit log.
+    #[arg(long)]
+    proxy: bool,
     /// Print one JSON object per scenario.
     #[arg(long)]
     json: bool,
@@ -97,11 +102,36 @@ struct Report {
     wall_ms: u128,
     scenario_ms: i64,
     trace: Option<String>,
+    /// With `--proxy`: the proxy's trace judged by `conform`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proxy: Option<ProxyReport>,
+}
+
+/// What the proxy recorded of a run, and the oracle's verdict on it.
+#[derive(Serialize)]
+struct ProxyReport {
+    /// `conforms`, or the violation in words.
+    conform: String,
+    conforms: bool,
+    /// The controller's requests the proxy forwarded (GET, PATCH, DELETE of pods and nodes).
+    requests: usize,
+    /// Its Events the proxy forwarded (one per occurrence).
+    events: usize,
+    /// Where the controller's requests and Events as the proxy forwarded them differ from
+    /// those the API server's audit log shows (none: both saw the same).
+    differences: Vec<String>,
+    trace: Option<String>,
 }
 
 impl Report {
     fn passed(&self) -> bool {
-        self.conforms && self.expect_failures.is_empty() && self.envelope_failures.is_empty()
+        self.conforms
+            && self.expect_failures.is_empty()
+            && self.envelope_failures.is_empty()
+            && self
+                .proxy
+                .as_ref()
+                .is_none_or(|p| p.conforms && p.differences.is_empty())
     }
 }
 
@@ -122,7 +152,7 @@ pub fn run(args: &UpstreamArgs) -> Outcome {
     let bins = Binaries::new(&args.bin);
     let control_plane = bins.control_plane().map_err(Failure::usage)?;
     let (release, profile) = match args.ours {
-        Some(profile) => (ours(profile)?, profile),
+        Some(profile) => (ours(profile, args.proxy)?, profile),
         None => upstream(args, &bins)?,
     };
     let (dir, temporary) = match &args.keep {
@@ -178,12 +208,13 @@ fn upstream(args: &UpstreamArgs, bins: &Binaries) -> Result<(Release, Profile), 
         burst: BURST,
         feature_gates: args.feature_gates.clone(),
         args: Vec::new(),
+        through_proxy: args.proxy,
     };
     Ok((release, profile))
 }
 
 /// This very binary's `controller` command under `profile`, health on a free port.
-fn ours(profile: Profile) -> Result<Release, Failure> {
+fn ours(profile: Profile, through_proxy: bool) -> Result<Release, Failure> {
     let binary = std::env::current_exe()
         .map_err(|e| Failure::usage(format!("cannot find taintcheck's own binary: {e}")))?;
     let args = [
@@ -200,6 +231,7 @@ fn ours(profile: Profile) -> Result<Release, Failure> {
         burst: BURST,
         feature_gates: None,
         args: args.map(String::from).to_vec(),
+        through_proxy,
     })
 }
 
@@ -299,30 +331,17 @@ fn judge(
     std::fs::write(&trace_path, text)
         .map_err(|e| Failure::usage(format!("{}: cannot write: {e}", trace_path.display())))?;
 
-    let requests = trace
-        .iter()
-        .filter(|r| matches!(r.event, TraceEvent::Request { .. }))
-        .count();
+    let requests = count(&trace, |e| matches!(e, TraceEvent::Request { .. }));
     let bound = Duration(args.latency_bound_ms);
-    let mut options = Options::new(profile, bound);
-    options.rate_limit = RateLimit::qps(release.qps, release.burst);
-    let end = match &trace[0].event {
-        TraceEvent::Header { end, .. } => *end,
-        _ => None,
-    };
-    let (conforms, conform) = match Oracle::check(options, &trace, end) {
-        Ok(s) => (
-            true,
-            format!("conforms ({} lines, {} pods)", s.records, s.pods),
-        ),
-        Err(OracleError::Violation(v)) => (
-            false,
-            match v.line {
-                Some(line) => format!("line {line}: {}", v.message),
-                None => format!("at the end: {}", v.message),
-            },
-        ),
-        Err(e) => (false, format!("not judged: {e}")),
+    let (conforms, conform) = conform(&trace, profile, bound, release);
+    let proxy = match &recording.proxy_log {
+        Some(log) => {
+            let audit = outputs(&trace);
+            Some(judge_proxy(
+                args, scenario, release, profile, recording, log, dir, &audit,
+            )?)
+        }
+        None => None,
     };
 
     let in_scenario = in_scenario_time(&trace, recording);
@@ -394,6 +413,129 @@ fn judge(
         wall_ms: 0,
         scenario_ms: scenario.until.millis(),
         trace: args.keep.as_ref().map(|_| trace_path.display().to_string()),
+        proxy,
+    })
+}
+
+/// The controller's requests (verb, pod, answer) and Events (pod, message) in a trace, each
+/// with how often it occurs.
+fn outputs(trace: &[TraceRecord]) -> BTreeMap<String, usize> {
+    let mut requests = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for r in trace {
+        match &r.event {
+            TraceEvent::Request {
+                id,
+                verb,
+                namespace,
+                name,
+                ..
+            } => {
+                requests.insert(*id, format!("{verb:?} {namespace}/{name}"));
+            }
+            TraceEvent::Response { id, result, .. } => {
+                let request = requests.remove(id).unwrap_or_default();
+                *out.entry(format!("{request} answered {result:?}"))
+                    .or_default() += 1;
+            }
+            TraceEvent::Event {
+                namespace,
+                name,
+                message,
+                ..
+            } => {
+                *out.entry(format!("event on {namespace}/{name}: {message}"))
+                    .or_default() += 1;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What occurs a different number of times in the audit log's outputs and the proxy's.
+fn differences(audit: &BTreeMap<String, usize>, proxy: &BTreeMap<String, usize>) -> Vec<String> {
+    audit
+        .keys()
+        .chain(proxy.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter_map(|k| {
+            let (a, p) = (
+                audit.get(k).copied().unwrap_or(0),
+                proxy.get(k).copied().unwrap_or(0),
+            );
+            (a != p).then(|| format!("{k}: {a} in the audit log, {p} through the proxy"))
+        })
+        .collect()
+}
+
+fn count(trace: &[TraceRecord], which: impl Fn(&TraceEvent) -> bool) -> usize {
+    trace.iter().filter(|r| which(&r.event)).count()
+}
+
+/// The oracle's verdict on a run's trace, under the controller's client limits.
+fn conform(
+    trace: &[TraceRecord],
+    profile: Profile,
+    bound: Duration,
+    release: &Release,
+) -> (bool, String) {
+    let mut options = Options::new(profile, bound);
+    options.rate_limit = RateLimit::qps(release.qps, release.burst);
+    let end = match &trace[0].event {
+        TraceEvent::Header { end, .. } => *end,
+        _ => None,
+    };
+    match Oracle::check(options, trace, end) {
+        Ok(s) => (
+            true,
+            format!("conforms ({} lines, {} pods)", s.records, s.pods),
+        ),
+        Err(OracleError::Violation(v)) => (
+            false,
+            match v.line {
+                Some(line) => format!("line {line}: {}", v.message),
+                None => format!("at the end: {}", v.message),
+            },
+        ),
+        Err(e) => (false, format!("not judged: {e}")),
+    }
+}
+
+/// Imports the proxy's exchange log of the run (IMPORT-11), judges it as the audit log's trace
+/// is judged, and compares the controller's outputs in it with the audit log's.
+#[allow(clippy::too_many_arguments)]
+fn judge_proxy(
+    args: &UpstreamArgs,
+    scenario: &Scenario,
+    release: &Release,
+    profile: Profile,
+    recording: &Recording,
+    log: &Path,
+    dir: &Path,
+    audit: &BTreeMap<String, usize>,
+) -> Result<ProxyReport, Failure> {
+    let name = log.display().to_string();
+    let reader = taintcheck_formats::limits::open_file(log).map_err(Failure::usage)?;
+    let settings = Settings {
+        end: Some(recording.end),
+        ..Settings::default()
+    };
+    let imported = import_with([(name.as_str(), reader)], &settings).map_err(Failure::input)?;
+    let trace = with_run(imported.trace, scenario, release, recording);
+    let path = dir.join("proxy-trace.ndjson");
+    let text: String = trace.iter().map(to_line).collect();
+    std::fs::write(&path, text)
+        .map_err(|e| Failure::usage(format!("{}: cannot write: {e}", path.display())))?;
+    let (conforms, conform) = conform(&trace, profile, Duration(args.latency_bound_ms), release);
+    Ok(ProxyReport {
+        conform,
+        conforms,
+        requests: count(&trace, |e| matches!(e, TraceEvent::Request { .. })),
+        events: count(&trace, |e| matches!(e, TraceEvent::Event { .. })),
+        differences: differences(audit, &outputs(&trace)),
+        trace: args.keep.as_ref().map(|_| path.display().to_string()),
     })
 }
 
@@ -505,6 +647,17 @@ fn print(args: &UpstreamArgs, r: &Report) {
         r.late_ms
     );
     outln!("  conform: {}", r.conform);
+    if let Some(p) = &r.proxy {
+        outln!(
+            "  through the proxy: {} requests, {} events; conform: {}",
+            p.requests,
+            p.events,
+            p.conform
+        );
+        for d in &p.differences {
+            outln!("  proxy and audit log differ: {d}");
+        }
+    }
     if r.expect_failures.is_empty() {
         outln!("  expect: {} checked, all met", r.expectations);
     } else {

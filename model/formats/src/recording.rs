@@ -16,6 +16,7 @@ mod changes;
 mod events;
 mod input;
 mod kubectl;
+mod proxy;
 
 use crate::trace::{Observed, Start, TraceEvent, TraceRecord, TRACE_VERSION};
 use k8s_openapi::api::core::v1 as k8s;
@@ -25,6 +26,7 @@ use std::io::BufRead;
 use taintcheck_core::time::Time;
 
 pub use input::HOW_TO_RECORD;
+pub use proxy::VERSION as PROXY_VERSION;
 
 /// The taint eviction controller's audit user names: the node lifecycle controller's service
 /// account, whose client kube-controller-manager gives it in every release, and its own
@@ -83,6 +85,9 @@ pub enum Skip {
     /// A request of the controller that is not one of its GET, PATCH (status) or DELETE of a
     /// pod, nor a write (its informers' list and watch; a list may still show a pod first).
     OtherRequest,
+    /// A line of the proxy's log saying it met bad input or a failure and closed a
+    /// connection (PROXY-4): what the stream would have shown after it is not known.
+    ProxyError,
 }
 
 impl Skip {
@@ -91,7 +96,10 @@ impl Skip {
     pub fn loses_information(self) -> bool {
         matches!(
             self,
-            Skip::EventWithoutTime | Skip::EventOccurrencesCapped | Skip::NoObject
+            Skip::EventWithoutTime
+                | Skip::EventOccurrencesCapped
+                | Skip::NoObject
+                | Skip::ProxyError
         )
     }
 }
@@ -148,7 +156,9 @@ pub fn import_with<'a, R: BufRead>(
                 line,
                 message,
             };
-            if audit::is_audit(&value) {
+            if proxy::is_proxy(&value) {
+                proxy::line(&mut c, &value).map_err(err)?;
+            } else if audit::is_audit(&value) {
                 audit::entry(&mut c, settings, &value).map_err(err)?;
             } else {
                 c.kubectl_given = true;
@@ -255,6 +265,8 @@ pub(crate) struct Collected {
     pub requests_given: bool,
     /// A kubectl recording (not an audit entry) was read.
     pub kubectl_given: bool,
+    /// A line of the proxy's log was read.
+    pub proxy_given: bool,
     pub events: events::Counts,
     /// Per Event object, the indices in `outputs` of the lines made from it.
     pub event_lines: BTreeMap<(String, String), Vec<usize>>,
@@ -316,10 +328,20 @@ impl Collected {
             }
             o
         });
-        let source = match (self.audit_ids.is_empty(), self.kubectl_given) {
-            (false, true) => "audit+kubectl",
-            (false, false) => "audit",
-            _ => "kubectl",
+        let source = [
+            ("proxy", self.proxy_given),
+            ("audit", !self.audit_ids.is_empty()),
+            ("kubectl", self.kubectl_given),
+        ]
+        .iter()
+        .filter(|(_, given)| *given)
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .join("+");
+        let source = if source.is_empty() {
+            "kubectl".to_string()
+        } else {
+            source
         };
         let mut trace = vec![TraceRecord {
             t: Time::ZERO,

@@ -55,15 +55,29 @@ pub fn entry(c: &mut Collected, settings: &Settings, v: &Value) -> Result<(), St
         c.skip(Skip::Duplicate);
         return Ok(());
     }
+    let user = s("/user/username").unwrap_or("");
+    let controller = settings.controller_users.contains(user);
+    exchange(c, v, controller, (received, done))
+}
+
+/// One request and its answer, in an audit entry's fields (`verb`, `objectRef`,
+/// `requestObject`, `responseObject`, `responseStatus.code`), received and answered at the
+/// given instants; `controller` says whether the taint eviction controller sent it. The proxy's
+/// exchanges (PROXY-3) are read here too.
+pub(super) fn exchange(
+    c: &mut Collected,
+    v: &Value,
+    controller: bool,
+    (received, done): (Stamp, Stamp),
+) -> Result<(), String> {
+    let s = |path: &str| v.pointer(path).and_then(Value::as_str);
     let resource = s("/objectRef/resource").unwrap_or("");
     let group = s("/objectRef/apiGroup").unwrap_or("");
     let verb = s("/verb").unwrap_or("");
-    let user = s("/user/username").unwrap_or("");
     let code = v
         .pointer("/responseStatus/code")
         .and_then(Value::as_i64)
         .unwrap_or(0);
-    let controller = settings.controller_users.contains(user);
     if controller {
         c.requests_given = true;
     }
