@@ -4,9 +4,12 @@
 //! keeps no credentials: the controller's `Authorization` header goes through as sent. It
 //! decides nothing about taints; it forwards and records.
 
+pub mod cost;
 mod forward;
 pub mod log;
 pub mod route;
+#[cfg(test)]
+mod tests;
 mod tls;
 
 use crate::Error;
@@ -55,6 +58,7 @@ impl Default for Limits {
 pub struct Upstream {
     base: String,
     tls: Option<Arc<rustls::ClientConfig>>,
+    authorities: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -112,7 +116,11 @@ impl Upstream {
         };
         base.parse::<hyper::Uri>()
             .map_err(|e| Error::new(format!("--upstream {url}: Invalid value: {e}")))?;
-        Ok(Upstream { base, tls })
+        Ok(Upstream {
+            base,
+            tls,
+            authorities: authorities.to_vec(),
+        })
     }
 
     /// The API server's URL.
@@ -127,6 +135,7 @@ pub struct Proxy {
     state: Arc<State>,
     accept: JoinHandle<()>,
     authority_pem: String,
+    authority_der: Vec<u8>,
 }
 
 impl Proxy {
@@ -154,12 +163,18 @@ impl Proxy {
             state,
             accept,
             authority_pem: identity.authority_pem,
+            authority_der: identity.authority_der,
         })
     }
 
     /// The certificate authority of the proxy's serving certificate (PEM), made at its start.
     pub fn authority_pem(&self) -> &str {
         &self.authority_pem
+    }
+
+    /// The same authority in DER, for a rustls client.
+    pub fn authority_der(&self) -> &[u8] {
+        &self.authority_der
     }
 
     /// Where the proxy listens.

@@ -17,7 +17,8 @@ use taintcheck_formats::trace::to_line;
 #[derive(Args)]
 pub struct ImportArgs {
     /// Recordings: `kubectl get KIND -A --watch --output-watch-events -o json` output (pods,
-    /// nodes, events) and audit logs (`--audit-log-path`), in any mix.
+    /// nodes, events), audit logs (`--audit-log-path`) and `taintcheck proxy`'s exchange logs,
+    /// in any mix.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Write the trace here instead of stdout.

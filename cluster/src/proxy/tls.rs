@@ -8,9 +8,11 @@ use crate::Error;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
 use std::sync::Arc;
 
-/// The proxy's authority (PEM, for kubeconfigs) and its server configuration.
+/// The proxy's authority (PEM for kubeconfigs, DER for rustls clients) and its server
+/// configuration.
 pub struct Identity {
     pub authority_pem: String,
+    pub authority_der: Vec<u8>,
     pub server: Arc<rustls::ServerConfig>,
 }
 
@@ -41,6 +43,7 @@ pub fn identity() -> Result<Identity, Error> {
     server.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Identity {
         authority_pem: ca.pem(),
+        authority_der: ca.der().to_vec(),
         server: Arc::new(server),
     })
 }

@@ -347,7 +347,7 @@ impl Collected {
             t: Time::ZERO,
             event: TraceEvent::Header {
                 version: TRACE_VERSION,
-                source: source.into(),
+                source,
                 profile: None,
                 scenario: None,
                 observed: Some(observed),

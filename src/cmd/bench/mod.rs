@@ -9,9 +9,12 @@
 //!   clock) and its eviction lateness at a steady rate (real clock).
 //! - `bench oracle` (`oracle.rs`): how fast the oracle checks a long trace of the reference
 //!   runtime (the scale scenario, `scale.rs`).
+//! - `bench proxy` (`proxy.rs`): what `taintcheck proxy` adds to a request and takes from a
+//!   watch's throughput, against a direct connection.
 
 mod model;
 mod oracle;
+mod proxy;
 mod runtime;
 mod scale;
 mod two_phase;
@@ -37,6 +40,9 @@ enum Target {
     Model(model::ModelBench),
     /// Stateright's two-phase commit example alone (the model checker's reference).
     TwoPhase(two_phase::TwoPhaseBench),
+    /// The recording proxy: added latency per request and watch throughput, against a direct
+    /// connection (needs upstream/build.sh's control plane).
+    Proxy(proxy::ProxyBench),
 }
 
 pub fn run(args: BenchArgs) -> ExitCode {
@@ -45,6 +51,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         Target::Oracle(args) => oracle::oracle(&args),
         Target::Model(args) => model::model(&args),
         Target::TwoPhase(args) => two_phase::bench(&args),
+        Target::Proxy(args) => proxy::proxy(&args),
     }
 }
 

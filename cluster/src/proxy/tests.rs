@@ -1,0 +1,378 @@
+//! The proxy against API servers that misbehave (a stand-in written here, since a real one
+//! cannot be made to send a malformed stream) and clients that do: every case ends in an answer
+//! or a closed stream and a line of the log, within the limits set, never a hang or a crash.
+
+use super::{Limits, Proxy, Upstream};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Request, StatusCode};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// An API server that answers every request with `head` and then writes `chunks`, each after
+/// its delay, and closes (a close-delimited body; chunks share their bytes). It records how many requests it received.
+async fn api_server(
+    head: &'static str,
+    chunks: Vec<(u64, Bytes)>,
+) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let received = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = received.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let chunks = chunks.clone();
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = format!("HTTP/1.1 {head}\r\nConnection: close\r\n\r\n");
+                if stream.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                for (delay, bytes) in chunks {
+                    tokio::time::sleep(Duration::from_millis(delay)).await;
+                    if stream.write_all(&bytes).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, received)
+}
+
+const WATCH_HEAD: &str = "200 OK\r\nContent-Type: application/json;stream=watch";
+
+fn pod_event(kind: &str, rv: u64) -> Vec<u8> {
+    let event = serde_json::json!({"type": kind, "object": {
+        "kind": "Pod", "apiVersion": "v1",
+        "metadata": {"name": "web-0", "namespace": "shop", "uid": "u1",
+                     "resourceVersion": rv.to_string(),
+                     "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"nodeName": "node1", "containers": [{"name": "c", "image": "i"}],
+                 "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoExecute",
+                                  "tolerationSeconds": 300}]},
+    }});
+    format!("{event}\n").into_bytes()
+}
+
+struct Run {
+    proxy: Proxy,
+    log: PathBuf,
+    client: Client<
+        hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,
+        Full<Bytes>,
+    >,
+}
+
+/// A proxy to `upstream` and a client of it that speaks HTTP/2, as client-go does over TLS.
+async fn start(upstream: &str, limits: Limits, name: &str) -> Run {
+    start_with(upstream, limits, name, true).await
+}
+
+async fn start_with(upstream: &str, limits: Limits, name: &str, h2: bool) -> Run {
+    let log = std::env::temp_dir().join(format!("tc-proxy-{name}-{}.ndjson", std::process::id()));
+    let proxy = Proxy::start(
+        Upstream::new(upstream, &[]).unwrap(),
+        "127.0.0.1:0".parse().unwrap(),
+        &log,
+        limits,
+    )
+    .await
+    .unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(rustls::pki_types::CertificateDer::from(
+            proxy.authority_der().to_vec(),
+        ))
+        .unwrap();
+    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let builder = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls)
+        .https_only()
+        .enable_http1();
+    let client = if h2 {
+        Client::builder(TokioExecutor::new()).build(builder.enable_http2().build())
+    } else {
+        Client::builder(TokioExecutor::new()).build(builder.build())
+    };
+    Run { proxy, log, client }
+}
+
+impl Run {
+    fn request(&self, method: &str, path: &str, body: Vec<u8>) -> Request<Full<Bytes>> {
+        Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.proxy.url()))
+            .header("authorization", "Bearer secret-of-the-controller")
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap()
+    }
+
+    /// The log's lines, once the proxy has stopped.
+    fn stop(self) -> Vec<Value> {
+        self.proxy.stop().unwrap();
+        let text = std::fs::read_to_string(&self.log).unwrap();
+        let _ = std::fs::remove_file(&self.log);
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+fn kinds(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| {
+            let kind = l["kind"].as_str().unwrap_or("");
+            match l["type"].as_str() {
+                Some(t) => format!("{kind} {t}"),
+                None => kind.to_string(),
+            }
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_is_passed_on_as_sent_and_logged_as_received() {
+    let mut sent = pod_event("ADDED", 5);
+    sent.extend(pod_event("MODIFIED", 6));
+    let (url, _) = api_server(
+        WATCH_HEAD,
+        vec![
+            (0, Bytes::copy_from_slice(&sent[..100])),
+            (50, Bytes::copy_from_slice(&sent[100..])),
+        ],
+    )
+    .await;
+    let run = start(&url, Limits::default(), "watch").await;
+    let answer = run
+        .client
+        .request(run.request("GET", "/api/v1/pods?watch=true&resourceVersion=4", vec![]))
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    let got = answer.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(
+        got.as_ref(),
+        sent.as_slice(),
+        "the controller reads what the API server sent"
+    );
+    let lines = run.stop();
+    assert_eq!(
+        kinds(&lines),
+        ["Exchange", "WatchEvent ADDED", "WatchEvent MODIFIED"]
+    );
+    assert_eq!(lines[0]["verb"], "watch");
+    assert_eq!(lines[0]["objectRef"]["resource"], "pods");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    assert!(
+        !text.contains("secret-of-the-controller"),
+        "the log keeps no credentials"
+    );
+    // The import reads the events as changes when the controller received them.
+    let trace = taintcheck_formats::recording::import(&[("proxy.ndjson", &text)]).unwrap();
+    let kinds: Vec<String> = trace
+        .iter()
+        .map(|r| {
+            serde_json::to_value(&r.event).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["header", "pod_added"],
+        "the MODIFIED event changes nothing taints read"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_watch_stream_closes_the_controllers_watch() {
+    let mut sent = pod_event("ADDED", 5);
+    sent.extend(b"<html>502 Bad Gateway</html>\n");
+    let (url, _) = api_server(WATCH_HEAD, vec![(0, Bytes::from(sent))]).await;
+    let run = start(&url, Limits::default(), "malformed").await;
+    let answer = run
+        .client
+        .request(run.request("GET", "/api/v1/pods?watch=1", vec![]))
+        .await
+        .unwrap();
+    let read = answer.into_body().collect().await;
+    assert!(
+        read.is_err(),
+        "the controller's stream breaks rather than ends cleanly"
+    );
+    let lines = run.stop();
+    assert_eq!(kinds(&lines), ["Exchange", "WatchEvent ADDED", "Error"]);
+    let message = lines[2]["message"].as_str().unwrap();
+    assert!(
+        message.contains("not a watch event") && message.contains("<html>"),
+        "{message}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_watch_event_is_cut_at_the_limit() {
+    // One event that never ends: 64 KiB chunks without a newline.
+    let brace = Bytes::from(vec![b'{'; 64 << 10]);
+    let chunks = (0..64).map(|_| (1, brace.clone())).collect();
+    let (url, _) = api_server(WATCH_HEAD, chunks).await;
+    let limits = Limits {
+        watch_event: 1 << 20,
+        ..Limits::default()
+    };
+    let run = start(&url, limits, "endless").await;
+    let answer = run
+        .client
+        .request(run.request("GET", "/api/v1/nodes?watch=true", vec![]))
+        .await
+        .unwrap();
+    assert!(answer.into_body().collect().await.is_err());
+    let lines = run.stop();
+    assert_eq!(kinds(&lines), ["Exchange", "Error"]);
+    let message = lines[1]["message"].as_str().unwrap();
+    assert!(message.contains("over 1048576 bytes"), "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_request_is_refused_before_the_api_server_sees_it() {
+    let (url, received) = api_server(
+        "200 OK\r\nContent-Type: application/json",
+        vec![(0, Bytes::from_static(b"{}"))],
+    )
+    .await;
+    let limits = Limits {
+        request_body: 1 << 10,
+        ..Limits::default()
+    };
+    let run = start(&url, limits, "huge").await;
+    let answer = run
+        .client
+        .request(run.request("POST", "/api/v1/namespaces/a/events", vec![b' '; 4 << 10]))
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let body = answer.into_body().collect().await.unwrap().to_bytes();
+    let status: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(status["kind"], "Status", "clients print a Status's message");
+    assert_eq!(received.load(std::sync::atomic::Ordering::SeqCst), 0);
+    let lines = run.stop();
+    assert_eq!(kinds(&lines), ["Error"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_api_server_is_answered_for_at_the_limit() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    // An API server that accepts and never answers at all.
+    let silent = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((s, _)) = listener.accept().await {
+            held.push(s);
+        }
+    });
+    let limits = Limits {
+        answer: Duration::from_millis(300),
+        ..Limits::default()
+    };
+    let run = start(&silent, limits, "slow").await;
+    let begun = Instant::now();
+    let answer = run
+        .client
+        .request(run.request("GET", "/api/v1/namespaces/a/pods/p", vec![]))
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::GATEWAY_TIMEOUT);
+    assert!(begun.elapsed() < Duration::from_secs(30));
+    let lines = run.stop();
+    assert_eq!(kinds(&lines), ["Error"]);
+    assert!(lines[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("did not answer within"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_controller_that_never_reads_its_watch_is_cut_off() {
+    // Events of 64 KiB, endlessly: the proxy holds a bounded number while nobody reads.
+    let event = {
+        let mut e = pod_event("MODIFIED", 7);
+        let pad = format!(",\"pad\":\"{}\"}}\n", "x".repeat(64 << 10));
+        e.truncate(e.len() - 2);
+        e.extend(pad.into_bytes());
+        Bytes::from(e)
+    };
+    let chunks = (0..100_000).map(|_| (0, event.clone())).collect();
+    let (url, _) = api_server(WATCH_HEAD, chunks).await;
+    let limits = Limits {
+        stalled_reader: Duration::from_millis(500),
+        ..Limits::default()
+    };
+    // HTTP/1.1, whose client takes no body data it is not asked for (an HTTP/2 client takes a
+    // flow-control window's worth first: the same bound, reached later).
+    let run = start_with(&url, limits, "stalled", false).await;
+    let answer = run
+        .client
+        .request(run.request("GET", "/api/v1/pods?watch=true", vec![]))
+        .await
+        .unwrap();
+    // Never read the body; wait until the proxy gives up on this reader.
+    let begun = Instant::now();
+
+    loop {
+        let text = std::fs::read_to_string(&run.log).unwrap_or_default();
+        if text.contains("read nothing of its watch") {
+            break;
+        }
+        assert!(
+            begun.elapsed() < Duration::from_secs(60),
+            "the stalled reader was never cut off"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    drop(answer);
+    let lines = run.stop();
+    let events = kinds(&lines)
+        .iter()
+        .filter(|k| k.starts_with("WatchEvent"))
+        .count();
+    assert!(
+        events < 2_000,
+        "{events} events taken from the API server for a reader that reads none"
+    );
+}
+
+#[test]
+fn an_api_server_whose_certificate_cannot_be_checked_is_refused() {
+    let e = Upstream::new("https://127.0.0.1:6443", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no certificate authority"), "{e}");
+    let e = Upstream::new("ftp://x", &[]).unwrap_err().to_string();
+    assert!(e.contains("Unsupported value"), "{e}");
+}
