@@ -197,3 +197,64 @@ fn the_realtime_corpus_through_the_proxy_on_taintchecks_own_controller() {
     let _turn = CONTROL_PLANE.lock().unwrap_or_else(|e| e.into_inner());
     corpus_through_the_proxy(&["--ours", "fixed"]);
 }
+
+/// `taintcheck proxy`'s bad input: a kubeconfig that is missing, an API server whose
+/// certificate it cannot check, an address in use; each exits 2 naming what is wrong.
+#[test]
+fn the_proxys_bad_input_is_named_with_exit_2() {
+    let trace = scratch("never.ndjson");
+    let trace = trace.to_str().unwrap();
+    let out = taintcheck(&[
+        "proxy",
+        "--kubeconfig",
+        "no/such.kubeconfig",
+        "--trace",
+        trace,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no/such.kubeconfig"),
+        "{}",
+        stderr(&out)
+    );
+
+    let kubeconfig = |server: &str| {
+        let path = scratch(&format!("{}.kubeconfig", server.len()));
+        let text = serde_json::json!({
+            "apiVersion": "v1", "kind": "Config",
+            "clusters": [{"name": "c", "cluster": {"server": server}}],
+            "users": [{"name": "u", "user": {"token": "t"}}],
+            "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+            "current-context": "x",
+        });
+        std::fs::write(&path, text.to_string()).unwrap();
+        path.display().to_string()
+    };
+    let unchecked = kubeconfig("https://127.0.0.1:6443");
+    let out = taintcheck(&["proxy", "--kubeconfig", &unchecked, "--trace", trace]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no certificate authority"),
+        "{}",
+        stderr(&out)
+    );
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let plain = kubeconfig("http://127.0.0.1:6443/");
+    let out = taintcheck(&[
+        "proxy",
+        "--kubeconfig",
+        &plain,
+        "--listen",
+        &addr,
+        "--trace",
+        trace,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("--listen {addr}: cannot listen")),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -380,6 +380,7 @@ async fn stream(
                     }
                 }
             }
+            state.log.flush();
             pending.drain(..start);
             if pending.len() > state.limits.watch_event {
                 let message = format!(

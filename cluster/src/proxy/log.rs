@@ -1,5 +1,6 @@
 //! The proxy's exchange log (PROXY-3): one JSON line per exchange, watch event or error, each
-//! written and flushed when it happens, so a proxy that is killed loses nothing it saw.
+//! written when it happens and flushed with it (watch events: with the last of the chunk that
+//! brought them), so a proxy that is killed loses nothing it passed on.
 
 use super::route::ObjectRef;
 use crate::Error;
@@ -90,11 +91,12 @@ impl Log {
                 }
             }
         }
-        self.write(&line);
+        self.write(&line, true);
     }
 
     /// Writes a watch event of watch `watch` as the controller received it (`initial`: an ADDED
-    /// event replaying what exists, before a `sendInitialEvents` watch's end bookmark).
+    /// event replaying what exists, before a `sendInitialEvents` watch's end bookmark), unflushed
+    /// until [`Log::flush`].
     pub fn watch_event(&self, watch: u64, received: Timestamp, event: Value, initial: bool) {
         let mut line = json!({
             "apiVersion": PROXY_VERSION,
@@ -113,19 +115,30 @@ impl Log {
                 }
             }
         }
-        self.write(&line);
+        self.write(&line, false);
+    }
+
+    /// Flushes what was written.
+    pub fn flush(&self) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = out.flush() {
+            self.failed(&e);
+        }
     }
 
     /// Writes that the exchange `id` met `message` (bad input, a failure, a limit).
     pub fn error(&self, id: u64, message: &str) {
         *self.errors.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-        self.write(&json!({
-            "apiVersion": PROXY_VERSION,
-            "kind": "Error",
-            "id": id,
-            "timestamp": Timestamp::now().to_string(),
-            "message": message,
-        }));
+        self.write(
+            &json!({
+                "apiVersion": PROXY_VERSION,
+                "kind": "Error",
+                "id": id,
+                "timestamp": Timestamp::now().to_string(),
+                "message": message,
+            }),
+            true,
+        );
     }
 
     /// How many errors were written.
@@ -141,15 +154,19 @@ impl Log {
             .clone()
     }
 
-    fn write(&self, line: &Value) {
+    fn write(&self, line: &Value, flush: bool) {
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         let written = serde_json::to_writer(&mut *out, line)
             .map_err(std::io::Error::from)
             .and_then(|()| out.write_all(b"\n"))
-            .and_then(|()| out.flush());
+            .and_then(|()| if flush { out.flush() } else { Ok(()) });
         if let Err(e) = written {
-            let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-            failed.get_or_insert_with(|| format!("{}: cannot write: {e}", self.path.display()));
+            self.failed(&e);
         }
+    }
+
+    fn failed(&self, e: &std::io::Error) {
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        failed.get_or_insert_with(|| format!("{}: cannot write: {e}", self.path.display()));
     }
 }
