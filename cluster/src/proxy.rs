@@ -8,6 +8,7 @@ pub mod cost;
 mod forward;
 pub mod log;
 pub mod route;
+pub mod steer;
 #[cfg(test)]
 mod tests;
 mod tls;
@@ -140,13 +141,14 @@ pub struct Proxy {
 
 impl Proxy {
     /// Listens on `listen` (`127.0.0.1:0` for any free port) and forwards to `upstream`,
-    /// writing the exchange log at `log`. Runs on the current tokio runtime until
-    /// [`Proxy::stop`].
+    /// writing the exchange log at `log` and holding watch events as `schedule` says (PROXY-8).
+    /// Runs on the current tokio runtime until [`Proxy::stop`].
     pub async fn start(
         upstream: Upstream,
         listen: SocketAddr,
         log: &Path,
         limits: Limits,
+        schedule: Option<steer::Schedule>,
     ) -> Result<Proxy, Error> {
         let listener = TcpListener::bind(listen)
             .await
@@ -155,7 +157,8 @@ impl Proxy {
             .local_addr()
             .map_err(|e| Error::new(format!("--listen {listen}: {e}")))?;
         let identity = tls::identity()?;
-        let state = Arc::new(State::new(upstream, Log::create(log)?, limits));
+        let steering = schedule.map(steer::Steering::new);
+        let state = Arc::new(State::new(upstream, Log::create(log)?, limits, steering));
         let acceptor = tokio_rustls::TlsAcceptor::from(identity.server);
         let accept = tokio::spawn(accept(listener, acceptor, state.clone()));
         Ok(Proxy {

@@ -7,6 +7,7 @@
 use crate::names::{Names, RUN_LABEL};
 use crate::play::{Played, Player};
 use crate::process::{Controller, ControllerOptions};
+use crate::proxy::steer::Schedule;
 use crate::proxy::{self, Limits, Proxy, Upstream};
 use crate::watch::{self, Recorder, Scope, Sinks};
 use crate::{identity, Error};
@@ -49,6 +50,9 @@ pub struct Release {
     /// The controller reaches the API server through taintcheck's proxy (PROXY-5), whose
     /// exchange log the recording keeps.
     pub through_proxy: bool,
+    /// With `through_proxy`: the schedule the proxy holds watch events by (PROXY-8), in the
+    /// scenario's names.
+    pub schedule: Option<Schedule>,
 }
 
 /// What a run left: the files to import and when it ran.
@@ -125,7 +129,8 @@ pub async fn run(
         let upstream = Upstream::from_kubeconfig(&cluster.kubeconfig, None).await?;
         let log = dir.join("proxy-all.ndjson");
         let listen = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let proxy = Proxy::start(upstream, listen, &log, Limits::default()).await?;
+        let schedule = release.schedule.as_ref().map(|s| s.renamed(&mut names));
+        let proxy = Proxy::start(upstream, listen, &log, Limits::default(), schedule).await?;
         let through = dir.join("controller-proxy.kubeconfig");
         proxy::kubeconfig_through(
             &controller_config,

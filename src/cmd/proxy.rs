@@ -8,6 +8,7 @@ use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use taintcheck_cluster::proxy::steer::Schedule;
 use taintcheck_cluster::proxy::{self, Limits, Proxy, Upstream};
 use taintcheck_formats::recording::{import_with, Settings};
 use taintcheck_formats::scenario::parse_duration;
@@ -36,6 +37,10 @@ pub struct ProxyArgs {
     /// extension, or a temporary file for `--trace -`.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// Hold watch events back from the controller as this schedule says (JSON; specs/proxy.md,
+    /// PROXY-8).
+    #[arg(long, value_name = "FILE")]
+    schedule: Option<PathBuf>,
     /// Stop after this long (`90s`, `10m`); default: at Ctrl-C.
     #[arg(long, value_name = "DURATION")]
     until: Option<String>,
@@ -71,6 +76,14 @@ pub fn run(args: &ProxyArgs) -> Outcome {
             )
         }
     };
+    let schedule = match &args.schedule {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+            Some(Schedule::parse(&path.display().to_string(), &text).map_err(Failure::input)?)
+        }
+        None => None,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -79,7 +92,14 @@ pub fn run(args: &ProxyArgs) -> Outcome {
     let served = runtime.block_on(async {
         let upstream =
             Upstream::from_kubeconfig(&args.kubeconfig, args.upstream.as_deref()).await?;
-        let proxy = Proxy::start(upstream.clone(), args.listen, &log, Limits::default()).await?;
+        let proxy = Proxy::start(
+            upstream.clone(),
+            args.listen,
+            &log,
+            Limits::default(),
+            schedule,
+        )
+        .await?;
         if let Some(out) = &args.kubeconfig_out {
             proxy::kubeconfig_through(&args.kubeconfig, &proxy.url(), proxy.authority_pem(), out)?;
         }

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use std::time::{Duration as StdDuration, Instant};
 use taintcheck_cluster::play::unsupported;
 use taintcheck_cluster::process::{Binaries, ControlPlane};
+use taintcheck_cluster::proxy::steer::Schedule;
 use taintcheck_cluster::session::{self, Cluster, Recording, Release};
 use taintcheck_core::profile::Profile;
 use taintcheck_core::releases;
@@ -67,6 +68,10 @@ pub struct UpstreamArgs {
     /// proxy recorded too: what the controller sent and saw, without the audit log.
     #[arg(long)]
     proxy: bool,
+    /// With `--proxy`: hold watch events back from the controller as this schedule says, in
+    /// the scenario's names (JSON; specs/proxy.md, PROXY-8).
+    #[arg(long, value_name = "FILE", requires = "proxy")]
+    schedule: Option<PathBuf>,
     /// Print one JSON object per scenario.
     #[arg(long)]
     json: bool,
@@ -120,6 +125,8 @@ struct ProxyReport {
     /// Where the controller's requests and Events as the proxy forwarded them differ from
     /// those the API server's audit log shows (none: both saw the same).
     differences: Vec<String>,
+    /// With `--schedule`: each hold, how long it held and what released it.
+    steering: Vec<String>,
     trace: Option<String>,
 }
 
@@ -152,7 +159,7 @@ pub fn run(args: &UpstreamArgs) -> Outcome {
     let bins = Binaries::new(&args.bin);
     let control_plane = bins.control_plane().map_err(Failure::usage)?;
     let (release, profile) = match args.ours {
-        Some(profile) => (ours(profile, args.proxy)?, profile),
+        Some(profile) => (ours(profile, args)?, profile),
         None => upstream(args, &bins)?,
     };
     let (dir, temporary) = match &args.keep {
@@ -209,12 +216,13 @@ fn upstream(args: &UpstreamArgs, bins: &Binaries) -> Result<(Release, Profile), 
         feature_gates: args.feature_gates.clone(),
         args: Vec::new(),
         through_proxy: args.proxy,
+        schedule: schedule(args)?,
     };
     Ok((release, profile))
 }
 
 /// This very binary's `controller` command under `profile`, health on a free port.
-fn ours(profile: Profile, through_proxy: bool) -> Result<Release, Failure> {
+fn ours(profile: Profile, options: &UpstreamArgs) -> Result<Release, Failure> {
     let binary = std::env::current_exe()
         .map_err(|e| Failure::usage(format!("cannot find taintcheck's own binary: {e}")))?;
     let args = [
@@ -231,8 +239,21 @@ fn ours(profile: Profile, through_proxy: bool) -> Result<Release, Failure> {
         burst: BURST,
         feature_gates: None,
         args: args.map(String::from).to_vec(),
-        through_proxy,
+        through_proxy: options.proxy,
+        schedule: schedule(options)?,
     })
+}
+
+/// `--schedule`'s schedule, read and checked.
+fn schedule(args: &UpstreamArgs) -> Result<Option<Schedule>, Failure> {
+    let Some(path) = &args.schedule else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::usage(format!("{}: {e}", path.display())))?;
+    Schedule::parse(&path.display().to_string(), &text)
+        .map(Some)
+        .map_err(Failure::input)
 }
 
 fn profile_for(version: &str, gates: Option<&str>) -> Result<Profile, Failure> {
@@ -453,6 +474,25 @@ fn outputs(trace: &[TraceRecord]) -> BTreeMap<String, usize> {
     out
 }
 
+/// The proxy's `Steer` lines of a run, in words.
+fn steering(log: &Path) -> Result<Vec<String>, Failure> {
+    let text = std::fs::read_to_string(log)
+        .map_err(|e| Failure::usage(format!("{}: {e}", log.display())))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["kind"] == "Steer")
+        .map(|v| {
+            format!(
+                "hold {} kept a watch event back {:.1} ms, released by {}",
+                v["hold"],
+                v["heldMs"].as_f64().unwrap_or(0.0),
+                v["releasedBy"].as_str().unwrap_or("")
+            )
+        })
+        .collect())
+}
+
 /// What occurs a different number of times in the audit log's outputs and the proxy's.
 fn differences(audit: &BTreeMap<String, usize>, proxy: &BTreeMap<String, usize>) -> Vec<String> {
     audit
@@ -535,6 +575,7 @@ fn judge_proxy(
         requests: count(&trace, |e| matches!(e, TraceEvent::Request { .. })),
         events: count(&trace, |e| matches!(e, TraceEvent::Event { .. })),
         differences: differences(audit, &outputs(&trace)),
+        steering: steering(log)?,
         trace: args.keep.as_ref().map(|_| path.display().to_string()),
     })
 }
@@ -656,6 +697,9 @@ fn print(args: &UpstreamArgs, r: &Report) {
         );
         for d in &p.differences {
             outln!("  proxy and audit log differ: {d}");
+        }
+        for h in &p.steering {
+            outln!("  steered: {h}");
         }
     }
     if r.expect_failures.is_empty() {

@@ -66,7 +66,7 @@ pub async fn latency(
     log: &Path,
 ) -> Result<Latency, Error> {
     let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let proxy = Proxy::start(upstream.clone(), any, log, Limits::default()).await?;
+    let proxy = Proxy::start(upstream.clone(), any, log, Limits::default(), None).await?;
     let roots: Vec<&[u8]> = upstream.authorities.iter().map(Vec::as_slice).collect();
     let direct = client(&roots)?;
     let through = client(&[proxy.authority_der()])?;
@@ -194,7 +194,7 @@ pub async fn watch_throughput(events: usize, log: &Path) -> Result<Throughput, E
     let events = events / 16 * 16;
     let url = stream_server(event.clone(), events).await?;
     let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let proxy = Proxy::start(Upstream::new(&url, &[])?, any, log, Limits::default()).await?;
+    let proxy = Proxy::start(Upstream::new(&url, &[])?, any, log, Limits::default(), None).await?;
     let direct = client(&[])?;
     let through = client(&[proxy.authority_der()])?;
     let mut rates = Vec::new();

@@ -4,6 +4,7 @@
 
 use super::log::{Body, Exchange, Log};
 use super::route;
+use super::steer::Steering;
 use super::{Limits, Upstream};
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
@@ -33,12 +34,13 @@ pub struct State {
     client: Client<Connector, Full<Bytes>>,
     pub log: Log,
     limits: Limits,
+    steering: Option<Steering>,
     next_id: AtomicU64,
     tasks: Mutex<JoinSet<()>>,
 }
 
 impl State {
-    pub fn new(upstream: Upstream, log: Log, limits: Limits) -> State {
+    pub fn new(upstream: Upstream, log: Log, limits: Limits, steering: Option<Steering>) -> State {
         let builder = hyper_rustls::HttpsConnectorBuilder::new();
         let builder = match &upstream.tls {
             Some(tls) => builder.with_tls_config((**tls).clone()).https_only(),
@@ -60,6 +62,7 @@ impl State {
             client: Client::builder(TokioExecutor::new()).build(connector),
             log,
             limits,
+            steering,
             next_id: AtomicU64::new(0),
             tasks: Mutex::new(JoinSet::new()),
         }
@@ -174,6 +177,9 @@ pub async fn serve(state: Arc<State>, req: Request<Incoming>) -> Response<Out> {
         .to_string();
     let query = parts.uri.query().unwrap_or("");
     let route = route::route(parts.method.as_str(), parts.uri.path(), query);
+    if let Some(steering) = &state.steering {
+        steering.request(&route);
+    }
     let fail = |code: StatusCode, message: String| {
         state
             .log
@@ -344,11 +350,14 @@ async fn stream(
                 Err(_) => continue,
             },
         };
+        let mut sent = 0;
         if json {
-            let at = Timestamp::now();
+            let mut at = Timestamp::now();
+            let tail = pending.len();
             pending.extend_from_slice(&data);
             let mut start = 0;
             while let Some(end) = pending[start..].iter().position(|b| *b == b'\n') {
+                let line_start = start;
                 let line = &pending[start..start + end];
                 start += end + 1;
                 if line.iter().all(u8::is_ascii_whitespace) {
@@ -365,6 +374,23 @@ async fn stream(
                             initial = false;
                         }
                         let replay = initial && kind == "ADDED";
+                        let held = state
+                            .steering
+                            .as_ref()
+                            .and_then(|s| s.holds(&event).map(|h| (s, h)));
+                        if let Some((steering, hold)) = held {
+                            // Pass on what came before the held event, then hold it (and what
+                            // follows it on this stream, as a lagging watch would).
+                            let split = line_start.saturating_sub(tail);
+                            if split > sent && !pass(&state, id, &tx, data.slice(sent..split)).await
+                            {
+                                return;
+                            }
+                            sent = sent.max(split);
+                            state.log.flush();
+                            steering.wait(hold, id, &state.log).await;
+                            at = Timestamp::now();
+                        }
                         state.log.watch_event(id, at, event, replay);
                     }
                     _ => {
@@ -392,22 +418,30 @@ async fn stream(
                 return;
             }
         }
-        match tokio::time::timeout(state.limits.stalled_reader, tx.send(Ok(Frame::data(data))))
-            .await
-        {
-            Ok(Ok(())) => {}
-            // The controller closed its watch.
-            Ok(Err(_)) => return,
-            Err(_) => {
-                state.log.error(
-                    id,
-                    &format!(
-                        "the controller read nothing of its watch for {} s: closed",
-                        state.limits.stalled_reader.as_secs()
-                    ),
-                );
-                return;
-            }
+        if !pass(&state, id, &tx, data.slice(sent..)).await {
+            return;
+        }
+    }
+}
+
+/// Passes `bytes` on to the controller; false when its stream is gone (it closed its watch, or
+/// left it unread past the limit, which is logged).
+async fn pass(state: &State, id: u64, tx: &Sender, bytes: Bytes) -> bool {
+    if bytes.is_empty() {
+        return true;
+    }
+    let limit = state.limits.stalled_reader;
+    match tokio::time::timeout(limit, tx.send(Ok(Frame::data(bytes)))).await {
+        Ok(Ok(())) => true,
+        // The controller closed its watch.
+        Ok(Err(_)) => false,
+        Err(_) => {
+            let message = format!(
+                "the controller read nothing of its watch for {} s: closed",
+                limit.as_secs()
+            );
+            state.log.error(id, &message);
+            false
         }
     }
 }

@@ -141,6 +141,31 @@ impl Log {
         );
     }
 
+    /// Writes that hold `hold` of the schedule kept an event of watch `watch` back for `held`,
+    /// and whether the awaited `request` released it (else its bound did: PROXY-8).
+    pub fn steer(
+        &self,
+        hold: usize,
+        watch: u64,
+        held: std::time::Duration,
+        released: bool,
+        request: &str,
+    ) {
+        self.write(
+            &json!({
+                "apiVersion": PROXY_VERSION,
+                "kind": "Steer",
+                "hold": hold,
+                "watch": watch,
+                "timestamp": Timestamp::now().to_string(),
+                "heldMs": held.as_secs_f64() * 1000.0,
+                "releasedBy": if released { request.to_string() } else { "its bound".to_string() },
+                "awaited": request,
+            }),
+            true,
+        );
+    }
+
     /// How many errors were written.
     pub fn errors(&self) -> u64 {
         *self.errors.lock().unwrap_or_else(|e| e.into_inner())

@@ -83,16 +83,23 @@ struct Run {
 
 /// A proxy to `upstream` and a client of it that speaks HTTP/2, as client-go does over TLS.
 async fn start(upstream: &str, limits: Limits, name: &str) -> Run {
-    start_with(upstream, limits, name, true).await
+    start_with(upstream, limits, name, true, None).await
 }
 
-async fn start_with(upstream: &str, limits: Limits, name: &str, h2: bool) -> Run {
+async fn start_with(
+    upstream: &str,
+    limits: Limits,
+    name: &str,
+    h2: bool,
+    schedule: Option<super::steer::Schedule>,
+) -> Run {
     let log = std::env::temp_dir().join(format!("tc-proxy-{name}-{}.ndjson", std::process::id()));
     let proxy = Proxy::start(
         Upstream::new(upstream, &[]).unwrap(),
         "127.0.0.1:0".parse().unwrap(),
         &log,
         limits,
+        schedule,
     )
     .await
     .unwrap();
@@ -335,7 +342,7 @@ async fn a_controller_that_never_reads_its_watch_is_cut_off() {
     };
     // HTTP/1.1, whose client takes no body data it is not asked for (an HTTP/2 client takes a
     // flow-control window's worth first: the same bound, reached later).
-    let run = start_with(&url, limits, "stalled", false).await;
+    let run = start_with(&url, limits, "stalled", false, None).await;
     let answer = run
         .client
         .request(run.request("GET", "/api/v1/pods?watch=true", vec![]))
@@ -375,4 +382,81 @@ fn an_api_server_whose_certificate_cannot_be_checked_is_refused() {
     assert!(e.contains("no certificate authority"), "{e}");
     let e = Upstream::new("ftp://x", &[]).unwrap_err().to_string();
     assert!(e.contains("Unsupported value"), "{e}");
+}
+
+fn node_event(rv: u64, tainted: bool) -> Vec<u8> {
+    let taints = if tainted {
+        serde_json::json!([{"key": "maintenance", "value": "true", "effect": "NoExecute"}])
+    } else {
+        serde_json::json!([])
+    };
+    let event = serde_json::json!({"type": "MODIFIED", "object": {
+        "kind": "Node", "apiVersion": "v1",
+        "metadata": {"name": "node1", "resourceVersion": rv.to_string()},
+        "spec": {"taints": taints},
+    }});
+    format!("{event}\n").into_bytes()
+}
+
+const UNTIL_GET: &str = r#"{"holds": [{
+  "watch": {"resource": "nodes", "name": "node1", "removes_taint": "maintenance"},
+  "until": {"verb": "get", "resource": "pods", "namespace": "default", "name": "web-0"},
+  "at_most_ms": 10000
+}]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_event_reaches_the_controller_only_after_the_awaited_request() {
+    let mut sent = node_event(5, true);
+    sent.extend(node_event(6, false));
+    let (url, _) = api_server(WATCH_HEAD, vec![(0, Bytes::from(sent))]).await;
+    let schedule = super::steer::Schedule::parse("until-get.json", UNTIL_GET).unwrap();
+    let run = start_with(&url, Limits::default(), "steer", true, Some(schedule)).await;
+    let answer = run
+        .client
+        .request(run.request("GET", "/api/v1/nodes?watch=true", vec![]))
+        .await
+        .unwrap();
+    let mut body = answer.into_body();
+    let mut got = Vec::new();
+    // The tainted node arrives; the untaint is held while the controller sends nothing.
+    while !got.ends_with(b"\n") {
+        let frame = body.frame().await.unwrap().unwrap();
+        got.extend_from_slice(frame.data_ref().unwrap());
+    }
+    assert!(String::from_utf8_lossy(&got).contains("maintenance"));
+    let more = tokio::time::timeout(Duration::from_millis(300), body.frame()).await;
+    assert!(
+        more.is_err(),
+        "the untaint reached the controller before its request"
+    );
+    // The awaited request releases it.
+    let get = run
+        .client
+        .request(run.request("GET", "/api/v1/namespaces/default/pods/web-0", vec![]))
+        .await
+        .unwrap();
+    drop(get);
+    let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+        .await
+        .expect("released")
+        .unwrap()
+        .unwrap();
+    assert!(String::from_utf8_lossy(frame.data_ref().unwrap()).contains("\"taints\":[]"));
+    let lines = run.stop();
+    let steer = lines
+        .iter()
+        .find(|l| l["kind"] == "Steer")
+        .expect("a Steer line");
+    assert_eq!(steer["releasedBy"], "get pods default/web-0", "{steer}");
+    assert!(steer["heldMs"].as_f64().unwrap() >= 300.0, "{steer}");
+}
+
+#[test]
+fn a_schedule_with_a_wrong_field_is_named_at_its_line() {
+    let text = "{\"holds\": [{\n \"watch\": {\"resource\": \"pod\", \"name\": \"a\"},\n \"until\": {\"verb\": \"get\", \"resource\": \"pods\", \"name\": \"a\"}, \"at_most_ms\": 1}]}";
+    let e = super::steer::Schedule::parse("s.json", text).unwrap_err();
+    assert!(
+        e.starts_with("s.json:2: holds[0].watch.resource: unknown variant `pod`"),
+        "{e}"
+    );
 }

@@ -88,6 +88,9 @@ pub enum Skip {
     /// A line of the proxy's log saying it met bad input or a failure and closed a
     /// connection (PROXY-4): what the stream would have shown after it is not known.
     ProxyError,
+    /// A line of the proxy's log saying it held a watch event back (PROXY-8): the event itself
+    /// is in the log, at the instant the controller received it.
+    Steered,
 }
 
 impl Skip {
@@ -386,12 +389,27 @@ impl Collected {
                         && last.object.key() == change.object.key()
                         && last.gone == change.gone =>
                 {
+                    // The write that stored this version dates it, not a later read of it;
+                    // but a read that answered before the change's own date bounds it (the
+                    // proxy's: the controller read the object live before its watch
+                    // delivered the change, IMPORT-11). An audit log's write was received
+                    // before any read of what it stored, so there the write's date stands.
+                    let earliest = match (last.at, change.at) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        _ => None,
+                    };
                     if change.seen == Seen::Read {
+                        if last.at.is_some() {
+                            last.at = earliest;
+                        }
                         continue;
                     }
                     if last.seen == Seen::Read {
-                        // The write that stored this version dates it, not a later read of it.
+                        let read_at = last.at;
                         *last = change;
+                        if read_at.is_some() && last.at.is_some() {
+                            last.at = earliest;
+                        }
                         continue;
                     }
                     last.at = last.at.or(change.at);

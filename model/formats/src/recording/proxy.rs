@@ -45,9 +45,14 @@ pub fn line(c: &mut Collected, v: &Value) -> Result<(), String> {
             c.skip(Skip::ProxyError);
             Ok(())
         }
+        "Steer" => {
+            c.saw(time("timestamp")?.t);
+            c.skip(Skip::Steered);
+            Ok(())
+        }
         other => Err(format!(
             "kind: Unsupported value: {other:?}: supported values: \"Exchange\", \
-             \"WatchEvent\", \"Error\""
+             \"WatchEvent\", \"Error\", \"Steer\""
         )),
     }
 }
