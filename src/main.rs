@@ -53,6 +53,9 @@ enum Command {
     /// Record a live cluster's pods, nodes and Events through kube-rs into a trace (one
     /// command instead of three `kubectl --watch` pipes and `import`).
     Record(cmd::record::RecordArgs),
+    /// Make a violation the model found happen on the real controller of a release, through
+    /// the proxy on a real kube-apiserver, and say whether it did (specs/proxy.md, PROXY-9).
+    Reproduce(cmd::reproduce::ReproduceArgs),
     /// Stand between a controller and its API server: forward everything, record what the
     /// controller sent and saw, and write it as a trace (specs/proxy.md).
     Proxy(cmd::proxy::ProxyArgs),
@@ -122,6 +125,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => cmd::generate::run(&args),
         Command::Record(args) => cmd::record::run(&args),
         Command::Proxy(args) => cmd::proxy::run(&args),
+        Command::Reproduce(args) => cmd::reproduce::run(&args),
         Command::Controller(args) => cmd::controller::run(&args),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),

@@ -299,6 +299,30 @@ fn expect_states_the_envelope_per_incarnation() {
     );
 }
 
+/// Failures armed before the pod exists (`failRequests` at 0 s) count for it (ORACLE-10): on
+/// S2, no legal behaviour of upstream deletes the pod (it gives up after five failed DELETEs),
+/// and `fixed`'s retry comes after the failures.
+#[test]
+fn expect_counts_failures_armed_before_the_pod_exists() {
+    for name in ["s2-140639-failing-deletes", "proxied/rt-s2-failing-deletes"] {
+        let scenario = root().join(format!("specs/scenarios/{name}.yaml"));
+        let s = scenario.to_str().unwrap();
+        for profile in ["v1.18", "latest"] {
+            let (code, out, err) = taintcheck(&["expect", s, "--profile", profile], None);
+            assert_eq!(code, 0, "{err}");
+            assert!(
+                out.contains("default/web-0 (uid web-0-1): must not be deleted"),
+                "{name} {profile}: {out}"
+            );
+        }
+        let (_, out, _) = taintcheck(&["expect", s, "--profile", "fixed"], None);
+        assert!(
+            out.contains("default/web-0 (uid web-0-1): must be deleted within"),
+            "{name}: {out}"
+        );
+    }
+}
+
 /// A reason speaks of the API state that produced its window (ORACLE-10): when tolerationSeconds
 /// changes while a deletion is scheduled, upstream keeps the first deadline, and the reason cites
 /// the toleration as it was then, not the final one; the fixed design's window follows the new

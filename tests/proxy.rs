@@ -16,9 +16,6 @@ use std::path::{Path, PathBuf};
 
 const FIXTURES: &str = "tests/fixtures/recordings/upstream-proxy";
 
-/// The newest release and the oldest, which CI builds.
-const RELEASES: [&str; 2] = ["1.37.2", "1.18.6"];
-
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tc-proxy-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -260,84 +257,4 @@ fn the_proxys_bad_input_is_named_with_exit_2() {
         "{}",
         stderr(&out)
     );
-}
-
-/// N1 forced on the real controller (PROXY-8): the schedule holds node1's untaint back from
-/// the controller until it deletes web-0, so its timer always wins the race the real-time
-/// scenario leaves to chance. Upstream's controllers of 1.37.2 and 1.18.6 delete the pod after
-/// the API server removed the taint, every run (EVICT-1); `taintcheck controller --profile
-/// fixed` reads the node live before it deletes, sees no taint, and never deletes: its hold is
-/// let go at its bound, the schedule diverging where the fixed design does.
-#[test]
-fn n1_forced_by_a_schedule_on_the_real_controllers() {
-    let bin = controller_support::bin();
-    if !controller_support::control_plane_built() {
-        return;
-    }
-    let scenario = "specs/scenarios/realtime/rt-n1-timer-vs-untaint.yaml";
-    let schedule = "specs/schedules/rt-n1-timer-vs-untaint.json";
-    let _turn = CONTROL_PLANE.lock().unwrap_or_else(|e| e.into_inner());
-    let run = |flags: &[&str]| -> Vec<Value> {
-        let mut args = vec!["upstream", "--proxy", "--schedule", schedule, "--json"];
-        args.extend(flags);
-        args.extend([scenario, scenario]);
-        let out = taintcheck(&args);
-        let text = stdout(&out);
-        let reports: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("one JSON report a line"))
-            .collect();
-        assert_eq!(reports.len(), 2, "{text}\n{}", stderr(&out));
-        for r in &reports {
-            assert_eq!(r["conforms"], true, "{r}");
-            assert_eq!(r["proxy"]["conforms"], true, "{r}");
-            assert_eq!(
-                r["proxy"]["steering"].as_array().map(Vec::len),
-                Some(1),
-                "{r}"
-            );
-        }
-        reports
-    };
-    for release in RELEASES {
-        if !bin.join(format!("taint-eviction-v{release}")).is_file() {
-            assert!(
-                std::env::var("TAINTCHECK_REQUIRE_UPSTREAM").as_deref() != Ok("1"),
-                "TAINTCHECK_REQUIRE_UPSTREAM=1 but {release} is not built"
-            );
-            continue;
-        }
-        for r in run(&["--kubernetes", release]) {
-            let deletions = r["deletions"].as_array().unwrap();
-            assert_eq!(
-                deletions.len(),
-                1,
-                "{release}: the timer wins every run: {r}"
-            );
-            // `default/web-0 (uid web-0-1) at 4.05s`: after the untaint, played at 4 s.
-            let at: f64 = deletions[0]
-                .as_str()
-                .and_then(|d| d.rsplit(" at ").next())
-                .and_then(|t| t.trim_end_matches('s').parse().ok())
-                .unwrap();
-            assert!(
-                at > 4.0,
-                "{release}: deleted at {at} s, the untaint was at 4 s: {r}"
-            );
-            let held = r["proxy"]["steering"][0].as_str().unwrap();
-            assert!(
-                held.contains("released by delete pods"),
-                "{release}: {held}"
-            );
-        }
-    }
-    for r in run(&["--ours", "fixed"]) {
-        assert_eq!(
-            r["deletions"],
-            serde_json::json!([]),
-            "fixed never deletes: {r}"
-        );
-        let held = r["proxy"]["steering"][0].as_str().unwrap();
-        assert!(held.contains("released by its bound"), "fixed: {held}");
-    }
 }

@@ -37,7 +37,7 @@ fn the_realtime_corpus_is_short_playable_and_met_by_the_runtime() {
             path.file_stem().and_then(|n| n.to_str())
         );
         assert!(s.until.millis() <= 10_000, "{}: until {}", s.name, s.until);
-        let refused = taintcheck_cluster::play::unsupported(&s);
+        let refused = taintcheck_cluster::play::unsupported(&s, false);
         assert!(refused.is_empty(), "{}: {refused:?}", s.name);
         for profile in [Profile::v1_18(), Profile::latest(), Profile::fixed()] {
             let trace = run_scenario(&s, profile, ClockKind::Virtual);

@@ -22,8 +22,9 @@ use taintcheck_formats::taint_syntax::reorganize;
 use tokio::time::Instant;
 
 /// What in `scenario` a real API server cannot play, one entry per item with its line where
-/// there is one; empty when it can be played.
-pub fn unsupported(scenario: &Scenario) -> Vec<String> {
+/// there is one; empty when it can be played. `proxied`: the controller goes through the proxy,
+/// which fails requests as `failRequests` asks (PROXY-10).
+pub fn unsupported(scenario: &Scenario, proxied: bool) -> Vec<String> {
     let mut out = Vec::new();
     if scenario.admission != Admission::default() {
         out.push(
@@ -51,8 +52,9 @@ pub fn unsupported(scenario: &Scenario) -> Vec<String> {
     }
     for op in &scenario.ops {
         let what = match op.op {
-            Op::FailRequests { .. } => {
-                "failRequests: the API server cannot be made to fail a request"
+            Op::FailRequests { .. } if !proxied => {
+                "failRequests: the API server cannot be made to fail a request (the proxy \
+                 can: `--proxy`)"
             }
             Op::SetApiLatency(_) => "apiLatency: the API server's latency cannot be imposed",
             Op::SetInformerLag { .. } => {
@@ -170,6 +172,7 @@ impl Player {
         names: &mut Names,
         start: Instant,
         restart: &mut (dyn FnMut() -> Result<(), Error> + Send),
+        fail: &mut (dyn FnMut(&Op, &mut Names) -> Result<(), String> + Send),
     ) -> Result<Vec<Played>, Error> {
         let mut played = Vec::new();
         for op in &scenario.ops {
@@ -180,6 +183,7 @@ impl Player {
                     restart()?;
                     None
                 }
+                Op::FailRequests { .. } => fail(&op.op, names).err(),
                 other => self.op(other, names).await.err(),
             };
             played.push(Played {

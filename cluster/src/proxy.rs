@@ -5,6 +5,7 @@
 //! decides nothing about taints; it forwards and records.
 
 pub mod cost;
+pub mod fault;
 mod forward;
 pub mod log;
 pub mod route;
@@ -190,6 +191,18 @@ impl Proxy {
         format!("https://{}", self.addr)
     }
 
+    /// The next `times` requests `verb` of `pod` (any pod: `None`; in the run's names) are
+    /// answered `result` by the proxy itself (PROXY-10).
+    pub fn fail(
+        &self,
+        verb: taintcheck_formats::trace::RequestVerb,
+        pod: Option<taintcheck_core::api::PodKey>,
+        times: u32,
+        result: taintcheck_formats::trace::ResponseResult,
+    ) {
+        self.state.faults.arm(verb, pod, times, result);
+    }
+
     /// How many errors the proxy has logged so far (bad input, failures, limits).
     pub fn errors(&self) -> u64 {
         self.state.log.errors()
@@ -200,6 +213,7 @@ impl Proxy {
     pub fn stop(self) -> Result<(), Error> {
         self.accept.abort();
         self.state.close();
+        self.state.unused_holds();
         match self.state.log.failure() {
             Some(e) => Err(Error::new(e)),
             None => Ok(()),

@@ -392,10 +392,10 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{}\n{e}", g.yaml));
                 assert_eq!(s.name, g.name);
                 assert!(
-                    unsupported(&s).is_empty(),
+                    unsupported(&s, false).is_empty(),
                     "{}\n{:?}",
                     g.yaml,
-                    unsupported(&s)
+                    unsupported(&s, false)
                 );
                 let mut last = None;
                 for op in &s.ops {

@@ -191,8 +191,25 @@ pub async fn run(
             })
         }
     };
+    let faults = proxy.as_ref().map(|(p, _, _)| p);
+    let mut fail = |op: &Op, names: &mut Names| -> Result<(), String> {
+        let (
+            Some(proxy),
+            Op::FailRequests {
+                verb,
+                pod,
+                times,
+                result,
+            },
+        ) = (faults, op)
+        else {
+            return Err("failRequests needs the proxy".into());
+        };
+        proxy.fail(*verb, pod.as_ref().map(|p| names.pod(p)), *times, *result);
+        Ok(())
+    };
     let played = player
-        .play(scenario, &mut names, begun, &mut restart)
+        .play(scenario, &mut names, begun, &mut restart, &mut fail)
         .await?;
     let until = Duration::from_millis(u64::try_from(scenario.until.millis()).unwrap_or(0));
     tokio::time::sleep_until(begun + until).await;

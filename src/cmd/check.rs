@@ -250,7 +250,7 @@ pub struct CheckArgs {
 
 /// A configuration file's error located in it is bad input; the others (an unknown built-in
 /// name, an unreadable file, an override out of range) are usage errors.
-fn config_failure(e: ConfigErrors) -> Failure {
+pub(super) fn config_failure(e: ConfigErrors) -> Failure {
     if e.0.iter().any(|e| e.line.is_some()) {
         Failure::input(e)
     } else {

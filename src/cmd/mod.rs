@@ -20,6 +20,7 @@ pub mod proxy;
 pub mod record;
 pub mod replay;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod upstream;
 pub mod validate;

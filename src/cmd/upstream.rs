@@ -12,7 +12,6 @@ use super::failure::{Failure, Outcome};
 use super::output::outln;
 use clap::Args;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration as StdDuration, Instant};
@@ -29,6 +28,10 @@ use taintcheck_formats::scenario::{Deletion, RunCheck, Scenario};
 use taintcheck_formats::trace::{to_line, TraceEvent, TraceRecord};
 use taintcheck_oracle::expect::{envelope, Outcome as Envelope, PodEnvelope};
 use taintcheck_oracle::{Error as OracleError, Options, Oracle};
+
+mod proxy;
+pub use proxy::ProxyReport;
+use proxy::{judge_proxy, outputs};
 
 #[derive(Args)]
 pub struct UpstreamArgs {
@@ -75,6 +78,9 @@ pub struct UpstreamArgs {
     /// Print one JSON object per scenario.
     #[arg(long)]
     json: bool,
+    /// Print nothing: the caller (`reproduce`) reports.
+    #[arg(skip)]
+    quiet: bool,
 }
 
 /// The controller's client limits, kube-controller-manager's defaults.
@@ -83,51 +89,33 @@ const BURST: u32 = 30;
 
 /// One scenario's verdict.
 #[derive(Serialize)]
-struct Report {
-    scenario: String,
-    kubernetes: String,
-    profile: &'static str,
+pub struct Report {
+    pub scenario: String,
+    pub kubernetes: String,
+    pub profile: &'static str,
     /// `conforms`, or the violation in words.
-    conform: String,
-    conforms: bool,
+    pub conform: String,
+    pub conforms: bool,
     /// The scenario's expectations not met.
-    expect_failures: Vec<String>,
-    expectations: usize,
+    pub expect_failures: Vec<String>,
+    pub expectations: usize,
     /// Outcomes outside `taintcheck expect`'s envelope.
-    envelope_failures: Vec<String>,
-    incarnations: usize,
+    pub envelope_failures: Vec<String>,
+    pub incarnations: usize,
     /// Deletions by the controller, in scenario time.
-    deletions: Vec<String>,
+    pub deletions: Vec<String>,
     /// The controller's requests the API server received (GET, PATCH, DELETE).
-    requests: usize,
+    pub requests: usize,
     /// Operations the API server refused.
-    refused: Vec<String>,
+    pub refused: Vec<String>,
     /// The latest an operation was applied after its instant, in ms.
-    late_ms: u128,
-    wall_ms: u128,
-    scenario_ms: i64,
-    trace: Option<String>,
+    pub late_ms: u128,
+    pub wall_ms: u128,
+    pub scenario_ms: i64,
+    pub trace: Option<String>,
     /// With `--proxy`: the proxy's trace judged by `conform`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    proxy: Option<ProxyReport>,
-}
-
-/// What the proxy recorded of a run, and the oracle's verdict on it.
-#[derive(Serialize)]
-struct ProxyReport {
-    /// `conforms`, or the violation in words.
-    conform: String,
-    conforms: bool,
-    /// The controller's requests the proxy forwarded (GET, PATCH, DELETE of pods and nodes).
-    requests: usize,
-    /// Its Events the proxy forwarded (one per occurrence).
-    events: usize,
-    /// Where the controller's requests and Events as the proxy forwarded them differ from
-    /// those the API server's audit log shows (none: both saw the same).
-    differences: Vec<String>,
-    /// With `--schedule`: each hold, how long it held and what released it.
-    steering: Vec<String>,
-    trace: Option<String>,
+    pub proxy: Option<ProxyReport>,
 }
 
 impl Report {
@@ -143,10 +131,50 @@ impl Report {
 }
 
 pub fn run(args: &UpstreamArgs) -> Outcome {
+    let reports = reports(args)?;
+    Ok(if reports.iter().all(Report::passed) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+impl UpstreamArgs {
+    /// One scenario through the proxy with a schedule, on a release's controller or on ours
+    /// (`reproduce`).
+    pub fn steered(
+        scenario: PathBuf,
+        schedule: Option<PathBuf>,
+        kubernetes: Option<String>,
+        ours: Option<Profile>,
+        bin: PathBuf,
+        keep: Option<PathBuf>,
+        latency_bound_ms: i64,
+    ) -> UpstreamArgs {
+        UpstreamArgs {
+            scenarios: vec![scenario],
+            kubernetes,
+            profile: None,
+            latency_bound_ms,
+            keep,
+            bin,
+            port: None,
+            feature_gates: None,
+            ours,
+            proxy: true,
+            schedule,
+            json: false,
+            quiet: true,
+        }
+    }
+}
+
+/// Runs every scenario and judges it, printing each verdict as it comes.
+pub fn reports(args: &UpstreamArgs) -> Result<Vec<Report>, Failure> {
     let mut scenarios = Vec::new();
     for path in &args.scenarios {
         let scenario = super::load_scenario(path)?;
-        let refused = unsupported(&scenario);
+        let refused = unsupported(&scenario, args.proxy);
         if !refused.is_empty() {
             return Err(Failure::input(format!(
                 "{}: cannot run on a real API server: {}",
@@ -173,18 +201,13 @@ pub fn run(args: &UpstreamArgs) -> Outcome {
     if temporary {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let reports = result?;
-    Ok(if reports.iter().all(Report::passed) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    result
 }
 
 /// Which of a scenario's `expect` blocks (keyed by the named profiles) a profile meets: the
 /// named profile with the same switches (`v1.18` for 1.18.0 to 1.18.8, `latest` for 1.35 and
 /// later), else its own name, which no block has, so only `all` applies.
-fn expectation_key(profile: &Profile) -> &'static str {
+pub(super) fn expectation_key(profile: &Profile) -> &'static str {
     Profile::NAMES
         .into_iter()
         .find(|n| Profile::by_name(n).is_some_and(|p| p.switches() == profile.switches()))
@@ -256,7 +279,7 @@ fn schedule(args: &UpstreamArgs) -> Result<Option<Schedule>, Failure> {
         .map_err(Failure::input)
 }
 
-fn profile_for(version: &str, gates: Option<&str>) -> Result<Profile, Failure> {
+pub(super) fn profile_for(version: &str, gates: Option<&str>) -> Result<Profile, Failure> {
     let range = releases::Release::parse(version)
         .map_err(|e| Failure::usage(format!("Kubernetes {version}: {e}")))?;
     let gates = releases::parse_gates(gates.unwrap_or(""))
@@ -281,7 +304,7 @@ fn run_all(
         StdDuration::from_secs(120),
     )
     .map_err(Failure::usage)?;
-    if !args.json {
+    if !args.json && !args.quiet {
         outln!(
             "control plane at {} ready in {:.1} s; Kubernetes {}'s controller, profile {}",
             cp.url(),
@@ -331,8 +354,13 @@ fn judge(
     dir: &Path,
 ) -> Result<Report, Failure> {
     let mut files = Vec::new();
+    let injected = match &recording.proxy_log {
+        Some(log) => injected(log, dir)?,
+        None => None,
+    };
     let paths: Vec<&PathBuf> = std::iter::once(&recording.audit)
         .chain(&recording.watches)
+        .chain(&injected)
         .collect();
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     for (path, name) in paths.iter().zip(&names) {
@@ -438,76 +466,26 @@ fn judge(
     })
 }
 
-/// The controller's requests (verb, pod, answer) and Events (pod, message) in a trace, each
-/// with how often it occurs.
-fn outputs(trace: &[TraceRecord]) -> BTreeMap<String, usize> {
-    let mut requests = BTreeMap::new();
-    let mut out = BTreeMap::new();
-    for r in trace {
-        match &r.event {
-            TraceEvent::Request {
-                id,
-                verb,
-                namespace,
-                name,
-                ..
-            } => {
-                requests.insert(*id, format!("{verb:?} {namespace}/{name}"));
-            }
-            TraceEvent::Response { id, result, .. } => {
-                let request = requests.remove(id).unwrap_or_default();
-                *out.entry(format!("{request} answered {result:?}"))
-                    .or_default() += 1;
-            }
-            TraceEvent::Event {
-                namespace,
-                name,
-                message,
-                ..
-            } => {
-                *out.entry(format!("event on {namespace}/{name}: {message}"))
-                    .or_default() += 1;
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// The proxy's `Steer` lines of a run, in words.
-fn steering(log: &Path) -> Result<Vec<String>, Failure> {
+/// The requests the proxy failed itself (`failRequests`, PROXY-10), which the API server never
+/// saw, as a file of the proxy's exchanges for the audit log's import: the run's trace then shows
+/// every answer the controller got. `None` when there are none.
+fn injected(log: &Path, dir: &Path) -> Result<Option<PathBuf>, Failure> {
     let text = std::fs::read_to_string(log)
         .map_err(|e| Failure::usage(format!("{}: {e}", log.display())))?;
-    Ok(text
+    let lines: String = text
         .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| v["kind"] == "Steer")
-        .map(|v| {
-            format!(
-                "hold {} kept a watch event back {:.1} ms, released by {}",
-                v["hold"],
-                v["heldMs"].as_f64().unwrap_or(0.0),
-                v["releasedBy"].as_str().unwrap_or("")
-            )
+        .filter(|l| {
+            serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v["injected"] == true)
         })
-        .collect())
-}
-
-/// What occurs a different number of times in the audit log's outputs and the proxy's.
-fn differences(audit: &BTreeMap<String, usize>, proxy: &BTreeMap<String, usize>) -> Vec<String> {
-    audit
-        .keys()
-        .chain(proxy.keys())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .filter_map(|k| {
-            let (a, p) = (
-                audit.get(k).copied().unwrap_or(0),
-                proxy.get(k).copied().unwrap_or(0),
-            );
-            (a != p).then(|| format!("{k}: {a} in the audit log, {p} through the proxy"))
-        })
-        .collect()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    let path = dir.join("proxy-injected.ndjson");
+    std::fs::write(&path, lines)
+        .map_err(|e| Failure::usage(format!("{}: cannot write: {e}", path.display())))?;
+    Ok(Some(path))
 }
 
 fn count(trace: &[TraceRecord], which: impl Fn(&TraceEvent) -> bool) -> usize {
@@ -541,43 +519,6 @@ fn conform(
         ),
         Err(e) => (false, format!("not judged: {e}")),
     }
-}
-
-/// Imports the proxy's exchange log of the run (IMPORT-11), judges it as the audit log's trace
-/// is judged, and compares the controller's outputs in it with the audit log's.
-#[allow(clippy::too_many_arguments)]
-fn judge_proxy(
-    args: &UpstreamArgs,
-    scenario: &Scenario,
-    release: &Release,
-    profile: Profile,
-    recording: &Recording,
-    log: &Path,
-    dir: &Path,
-    audit: &BTreeMap<String, usize>,
-) -> Result<ProxyReport, Failure> {
-    let name = log.display().to_string();
-    let reader = taintcheck_formats::limits::open_file(log).map_err(Failure::usage)?;
-    let settings = Settings {
-        end: Some(recording.end),
-        ..Settings::default()
-    };
-    let imported = import_with([(name.as_str(), reader)], &settings).map_err(Failure::input)?;
-    let trace = with_run(imported.trace, scenario, release, recording);
-    let path = dir.join("proxy-trace.ndjson");
-    let text: String = trace.iter().map(to_line).collect();
-    std::fs::write(&path, text)
-        .map_err(|e| Failure::usage(format!("{}: cannot write: {e}", path.display())))?;
-    let (conforms, conform) = conform(&trace, profile, Duration(args.latency_bound_ms), release);
-    Ok(ProxyReport {
-        conform,
-        conforms,
-        requests: count(&trace, |e| matches!(e, TraceEvent::Request { .. })),
-        events: count(&trace, |e| matches!(e, TraceEvent::Event { .. })),
-        differences: differences(audit, &outputs(&trace)),
-        steering: steering(log)?,
-        trace: args.keep.as_ref().map(|_| path.display().to_string()),
-    })
 }
 
 /// The imported trace with what the run knows and a recording cannot show: the scenario's
@@ -672,6 +613,9 @@ fn outside(
 }
 
 fn print(args: &UpstreamArgs, r: &Report) {
+    if args.quiet {
+        return;
+    }
     if args.json {
         outln!("{}", serde_json::to_string(r).unwrap_or_default());
         return;

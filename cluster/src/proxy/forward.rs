@@ -2,6 +2,7 @@
 //! controller's own headers, answered as the API server answered, and logged (PROXY-2). A
 //! watch's answer is streamed: each event is logged when it arrives and passed on at once.
 
+use super::fault::Faults;
 use super::log::{Body, Exchange, Log};
 use super::route;
 use super::steer::Steering;
@@ -35,6 +36,8 @@ pub struct State {
     pub log: Log,
     limits: Limits,
     steering: Option<Steering>,
+    /// The scenario's failing requests (PROXY-10).
+    pub faults: Faults,
     next_id: AtomicU64,
     tasks: Mutex<JoinSet<()>>,
 }
@@ -63,6 +66,7 @@ impl State {
             log,
             limits,
             steering,
+            faults: Faults::default(),
             next_id: AtomicU64::new(0),
             tasks: Mutex::new(JoinSet::new()),
         }
@@ -73,6 +77,13 @@ impl State {
         let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
         while tasks.try_join_next().is_some() {}
         tasks.spawn(task);
+    }
+
+    /// Logs the schedule's holds that never met what they hold (PROXY-8).
+    pub fn unused_holds(&self) {
+        if let Some(steering) = &self.steering {
+            steering.log_unused(&self.log);
+        }
     }
 
     /// Ends every connection and stream.
@@ -177,9 +188,6 @@ pub async fn serve(state: Arc<State>, req: Request<Incoming>) -> Response<Out> {
         .to_string();
     let query = parts.uri.query().unwrap_or("");
     let route = route::route(parts.method.as_str(), parts.uri.path(), query);
-    if let Some(steering) = &state.steering {
-        steering.request(&route);
-    }
     let fail = |code: StatusCode, message: String| {
         state
             .log
@@ -210,6 +218,41 @@ pub async fn serve(state: Arc<State>, req: Request<Incoming>) -> Response<Out> {
         if let Some(name) = v.pointer("/metadata/name").and_then(Value::as_str) {
             o.name = name.to_string();
         }
+    }
+    if let Some(steering) = &state.steering {
+        steering.request(route.verb, object.as_ref(), &request_body);
+        if let Some(hold) =
+            steering.holds_request(false, route.verb, object.as_ref(), &request_body)
+        {
+            steering.wait(hold, id, &state.log).await;
+        }
+    }
+    if let Some((code, answer)) = state.faults.take(route.verb, object.as_ref()) {
+        let user_agent = parts
+            .headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok());
+        let text = answer.to_string();
+        state.log.exchange(Exchange {
+            id,
+            verb: route.verb,
+            uri: &uri,
+            object: object.as_ref(),
+            user_agent,
+            received,
+            done: Timestamp::now(),
+            code,
+            request: request_body,
+            response: Body::Json(answer),
+            injected: true,
+        });
+        let mut r = Response::new(full(Bytes::from(text)));
+        *r.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        return r;
     }
     let mut forward = Request::new(Full::new(sent));
     *forward.method_mut() = parts.method.clone();
@@ -261,6 +304,7 @@ pub async fn serve(state: Arc<State>, req: Request<Incoming>) -> Response<Out> {
             Body::Other(k) => Body::Other(k.clone()),
         },
         response,
+        injected: false,
     };
     let mut headers = HeaderMap::new();
     copy_headers(&head.headers, &mut headers);
@@ -312,6 +356,12 @@ pub async fn serve(state: Arc<State>, req: Request<Incoming>) -> Response<Out> {
         }
         Ok(Ok(c)) => c.to_bytes(),
     };
+    if let Some(steering) = &state.steering {
+        if let Some(hold) = steering.holds_request(true, route.verb, object.as_ref(), &request_body)
+        {
+            steering.wait(hold, id, &state.log).await;
+        }
+    }
     state
         .log
         .exchange(exchange(body(&head.headers, &bytes), Timestamp::now()));
@@ -351,6 +401,8 @@ async fn stream(
             },
         };
         let mut sent = 0;
+        // The events this chunk passes on, for the holds awaiting one.
+        let mut delivered = Vec::new();
         if json {
             let mut at = Timestamp::now();
             let tail = pending.len();
@@ -377,7 +429,7 @@ async fn stream(
                         let held = state
                             .steering
                             .as_ref()
-                            .and_then(|s| s.holds(&event).map(|h| (s, h)));
+                            .and_then(|s| s.holds_event(&event).map(|h| (s, h)));
                         if let Some((steering, hold)) = held {
                             // Pass on what came before the held event, then hold it (and what
                             // follows it on this stream, as a lagging watch would).
@@ -387,9 +439,13 @@ async fn stream(
                                 return;
                             }
                             sent = sent.max(split);
+                            release(&state, &mut delivered);
                             state.log.flush();
                             steering.wait(hold, id, &state.log).await;
                             at = Timestamp::now();
+                        }
+                        if state.steering.is_some() {
+                            delivered.push(event.clone());
                         }
                         state.log.watch_event(id, at, event, replay);
                     }
@@ -420,6 +476,16 @@ async fn stream(
         }
         if !pass(&state, id, &tx, data.slice(sent..)).await {
             return;
+        }
+        release(&state, &mut delivered);
+    }
+}
+
+/// The controller has received `events`: the holds awaiting one of them are let go.
+fn release(state: &State, events: &mut Vec<Value>) {
+    if let Some(steering) = &state.steering {
+        for event in events.drain(..) {
+            steering.delivered(&event);
         }
     }
 }

@@ -34,6 +34,9 @@ pub struct Exchange<'a> {
     pub code: u16,
     pub request: Body,
     pub response: Body,
+    /// The proxy answered it itself (a failure the scenario asked for, PROXY-10): the API
+    /// server never saw it.
+    pub injected: bool,
 }
 
 /// A body as the log keeps it: JSON is kept as JSON, another encoding only by its type.
@@ -41,6 +44,22 @@ pub enum Body {
     None,
     Json(Value),
     Other(String),
+}
+
+/// One hold of a schedule, as its `Steer` line tells it.
+pub struct Steered {
+    pub hold: usize,
+    /// `event`, `request` or `answer`.
+    pub kind: &'static str,
+    /// The watch (an event) or the exchange (a request or answer) it held.
+    pub id: u64,
+    pub what: String,
+    pub held: std::time::Duration,
+    /// Its awaited act released it (else its bound did).
+    pub released: bool,
+    /// It took what it holds (false: the run ended first; it held nothing).
+    pub engaged: bool,
+    pub awaited: String,
 }
 
 impl Log {
@@ -79,6 +98,9 @@ impl Log {
         }
         if let Some(agent) = x.user_agent {
             o.insert("userAgent".into(), agent.into());
+        }
+        if x.injected {
+            o.insert("injected".into(), true.into());
         }
         for (field, body) in [("requestObject", x.request), ("responseObject", x.response)] {
             match body {
@@ -141,26 +163,26 @@ impl Log {
         );
     }
 
-    /// Writes that hold `hold` of the schedule kept an event of watch `watch` back for `held`,
-    /// and whether the awaited `request` released it (else its bound did: PROXY-8).
-    pub fn steer(
-        &self,
-        hold: usize,
-        watch: u64,
-        held: std::time::Duration,
-        released: bool,
-        request: &str,
-    ) {
+    /// Writes what a hold of the schedule kept back, for how long, and whether what it awaited
+    /// released it (else its bound did: PROXY-8).
+    pub fn steer(&self, s: &Steered) {
         self.write(
             &json!({
                 "apiVersion": PROXY_VERSION,
                 "kind": "Steer",
-                "hold": hold,
-                "watch": watch,
+                "hold": s.hold,
+                "held": s.kind,
+                "id": s.id,
+                "what": s.what,
                 "timestamp": Timestamp::now().to_string(),
-                "heldMs": held.as_secs_f64() * 1000.0,
-                "releasedBy": if released { request.to_string() } else { "its bound".to_string() },
-                "awaited": request,
+                "heldMs": s.held.as_secs_f64() * 1000.0,
+                "engaged": s.engaged,
+                "releasedBy": match (s.engaged, s.released) {
+                    (false, _) => "nothing: it never held",
+                    (true, true) => s.awaited.as_str(),
+                    (true, false) => "its bound",
+                },
+                "awaited": s.awaited,
             }),
             true,
         );

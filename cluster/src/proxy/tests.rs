@@ -399,8 +399,8 @@ fn node_event(rv: u64, tainted: bool) -> Vec<u8> {
 }
 
 const UNTIL_GET: &str = r#"{"holds": [{
-  "watch": {"resource": "nodes", "name": "node1", "removes_taint": "maintenance"},
-  "until": {"verb": "get", "resource": "pods", "namespace": "default", "name": "web-0"},
+  "hold": {"event": {"resource": "nodes", "name": "node1", "removes_taint": "maintenance"}},
+  "until": {"request": {"verb": "get", "resource": "pods", "namespace": "default", "name": "web-0"}},
   "at_most_ms": 10000
 }]}"#;
 
@@ -453,10 +453,143 @@ async fn a_held_event_reaches_the_controller_only_after_the_awaited_request() {
 
 #[test]
 fn a_schedule_with_a_wrong_field_is_named_at_its_line() {
-    let text = "{\"holds\": [{\n \"watch\": {\"resource\": \"pod\", \"name\": \"a\"},\n \"until\": {\"verb\": \"get\", \"resource\": \"pods\", \"name\": \"a\"}, \"at_most_ms\": 1}]}";
+    let text = "{\"holds\": [{\n \"hold\": {\"event\": {\"resource\": \"pod\", \"name\": \"a\"}},\n \"until\": {\"request\": {\"verb\": \"get\", \"resource\": \"pods\", \"name\": \"a\"}}, \"at_most_ms\": 1}]}";
     let e = super::steer::Schedule::parse("s.json", text).unwrap_err();
     assert!(
-        e.starts_with("s.json:2: holds[0].watch.resource: unknown variant `pod`"),
+        e.starts_with("s.json:2: holds[0].hold.event.resource: unknown variant `pod`"),
         "{e}"
+    );
+    let text = r#"{"holds": [{"hold": {"answer": {"verb": "patch", "resource": "pods"}},
+      "until": {"event": {"resource": "pods", "name": "a"}}, "at_most_ms": 1}]}"#;
+    let e = super::steer::Schedule::parse("s.json", text).unwrap_err();
+    assert_eq!(e, "s.json: holds[0]: a request of pods needs its `name`");
+}
+
+const ANSWER_UNTIL_EVENT_POST: &str = r#"{"holds": [{
+  "hold": {"answer": {"verb": "patch", "resource": "pods", "name": "web-0", "subresource": "status"}},
+  "until": {"request": {"verb": "create", "resource": "events", "message": "Cancelling deletion"}},
+  "at_most_ms": 10000
+}]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_answer_reaches_the_controller_only_after_the_awaited_event_is_posted() {
+    let status = Bytes::from_static(b"{\"kind\":\"Status\",\"status\":\"Success\"}");
+    let (url, _) = api_server(
+        "200 OK\r\nContent-Type: application/json",
+        vec![(0, status)],
+    )
+    .await;
+    let schedule = super::steer::Schedule::parse("answer.json", ANSWER_UNTIL_EVENT_POST).unwrap();
+    let run = Arc::new(start_with(&url, Limits::default(), "answer", true, Some(schedule)).await);
+    let begun = Instant::now();
+    let patch = {
+        let run = run.clone();
+        tokio::spawn(async move {
+            let path = "/api/v1/namespaces/shop/pods/web-0/status";
+            let answer = run
+                .client
+                .request(run.request("PATCH", path, b"{}".to_vec()))
+                .await
+                .unwrap();
+            (answer.status(), begun.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // An Event saying something else does not release it.
+    let other =
+        br#"{"metadata": {"name": "e1"}, "message": "Marking for deletion Pod shop/web-0"}"#;
+    let post = |body: &[u8]| run.request("POST", "/api/v1/namespaces/shop/events", body.to_vec());
+    run.client.request(post(other)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !patch.is_finished(),
+        "the answer was let go by the wrong Event"
+    );
+    let posted = begun.elapsed();
+    let cancel =
+        br#"{"metadata": {"name": "e2"}, "message": "Cancelling deletion of Pod shop/web-0"}"#;
+    run.client.request(post(cancel)).await.unwrap();
+    let (code, answered) = tokio::time::timeout(Duration::from_secs(5), patch)
+        .await
+        .expect("released")
+        .unwrap();
+    assert_eq!(code, StatusCode::OK);
+    assert!(answered >= posted, "{answered:?} < {posted:?}");
+    let lines = Arc::into_inner(run).unwrap().stop();
+    let steer = lines.iter().find(|l| l["kind"] == "Steer").unwrap();
+    assert_eq!(steer["held"], "answer", "{steer}");
+    assert_eq!(
+        steer["releasedBy"], "create events saying \"Cancelling deletion\"",
+        "{steer}"
+    );
+    // The exchange is dated when the controller got its answer, after the Event was posted.
+    let exchange = |which: &dyn Fn(&Value) -> bool| {
+        lines
+            .iter()
+            .find(|l| l["kind"] == "Exchange" && which(l))
+            .unwrap()
+            .clone()
+    };
+    let patched = exchange(&|l| l["verb"] == "patch")["stageTimestamp"].clone();
+    let event = exchange(&|l| l["objectRef"]["name"] == "e2")["requestReceivedTimestamp"].clone();
+    let at = |v: &Value| {
+        v.as_str()
+            .unwrap()
+            .parse::<k8s_openapi::jiff::Timestamp>()
+            .unwrap()
+    };
+    assert!(at(&event) < at(&patched), "{event} {patched}");
+}
+
+const REQUEST_UNTIL_EVENT: &str = r#"{"holds": [{
+  "hold": {"request": {"verb": "delete", "resource": "pods", "name": "web-0"}},
+  "until": {"event": {"resource": "pods", "name": "web-0", "type": "ADDED"}},
+  "at_most_ms": 10000
+}]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_request_reaches_the_api_server_only_after_the_awaited_watch_event() {
+    let (url, received) =
+        api_server(WATCH_HEAD, vec![(400, Bytes::from(pod_event("ADDED", 7)))]).await;
+    let schedule = super::steer::Schedule::parse("request.json", REQUEST_UNTIL_EVENT).unwrap();
+    let run = Arc::new(start_with(&url, Limits::default(), "request", true, Some(schedule)).await);
+    let watch = run
+        .client
+        .request(run.request("GET", "/api/v1/pods?watch=true", vec![]))
+        .await
+        .unwrap();
+    let delete = {
+        let run = run.clone();
+        tokio::spawn(async move {
+            let path = "/api/v1/namespaces/shop/pods/web-0";
+            run.client
+                .request(run.request("DELETE", path, vec![]))
+                .await
+                .unwrap()
+                .status()
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        received.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the DELETE reached the API server before the awaited event"
+    );
+    let mut body = watch.into_body();
+    let frame = body.frame().await.unwrap().unwrap();
+    assert!(String::from_utf8_lossy(frame.data_ref().unwrap()).contains("ADDED"));
+    let code = tokio::time::timeout(Duration::from_secs(5), delete)
+        .await
+        .expect("released")
+        .unwrap();
+    assert_eq!(code, StatusCode::OK);
+    assert_eq!(received.load(std::sync::atomic::Ordering::SeqCst), 2);
+    drop(body);
+    let lines = Arc::into_inner(run).unwrap().stop();
+    let steer = lines.iter().find(|l| l["kind"] == "Steer").unwrap();
+    assert_eq!(steer["held"], "request", "{steer}");
+    assert_eq!(
+        steer["releasedBy"], "the controller receiving ADDED event of pods web-0",
+        "{steer}"
     );
 }

@@ -26,6 +26,7 @@
 pub mod conformance;
 pub mod expect;
 mod frontier;
+pub mod monitor;
 mod output;
 pub mod parallel;
 mod replay;

@@ -42,6 +42,9 @@ pub struct Oracle {
     truth: Truth,
     /// By pod; looked up on every line, so hashed (iterations sort the keys first).
     pub(crate) components: HashMap<PodKey, Component, FxBuild>,
+    /// Injected faults (`expect`) for pods the trace has not added yet, and those for any pod:
+    /// a component starts with the ones for it.
+    pending_faults: Vec<Fault>,
     node_pods: BTreeMap<NodeName, BTreeSet<PodKey>>,
     /// Per node, its changes the controller may not have observed yet (within the bound),
     /// after the last one it surely has: what a component sees when it comes to the node.
@@ -94,6 +97,7 @@ impl Oracle {
             keep: options.explore,
             truth: Truth::default(),
             components: HashMap::default(),
+            pending_faults: Vec::new(),
             node_pods: BTreeMap::new(),
             node_log: BTreeMap::new(),
             wakes: BTreeSet::new(),
@@ -298,11 +302,17 @@ impl Oracle {
         };
         for key in keys {
             self.advance(&key, at)?;
-            if let Some(c) = self.components.get_mut(&key) {
-                for s in &mut c.states {
-                    s.faults.push(fault.clone());
+            match self.components.get_mut(&key) {
+                Some(c) => {
+                    for s in &mut c.states {
+                        s.faults.push(fault.clone());
+                    }
                 }
+                None => self.pending_faults.push(fault.clone()),
             }
+        }
+        if fault.pod.is_none() {
+            self.pending_faults.push(fault);
         }
         Ok(())
     }

@@ -100,12 +100,20 @@ impl Oracle {
         }
         if !self.components.contains_key(&key) && self.owns(&key) {
             self.summary.pods += 1;
+            let mut state = State::new(self.machine.config);
+            state.faults = self
+                .pending_faults
+                .iter()
+                .filter(|f| f.pod.as_ref().is_none_or(|p| *p == key))
+                .cloned()
+                .collect();
+            self.pending_faults.retain(|f| f.pod.as_ref() != Some(&key));
             self.components.insert(
                 key.clone(),
                 Component {
                     nodes: BTreeSet::new(),
                     now: t,
-                    states: vec![State::new(self.machine.config)],
+                    states: vec![state],
                     wake: None,
                 },
             );

@@ -1,0 +1,127 @@
+//! Each monitored property on small traces that show it and on their twins that do not.
+
+use super::{sightings, Sighting};
+use taintcheck_core::time::Duration;
+use taintcheck_formats::trace::TraceRecord;
+
+const NODE1_TAINTED: &str = r#"{"t":0,"kind":"node_added","rv":1,"node":{"name":"n1","taints":[{"key":"k","value":"","effect":"NoExecute"}]}}"#;
+const NODE2: &str = r#"{"t":0,"kind":"node_added","rv":2,"node":{"name":"n2","taints":[]}}"#;
+
+fn pod(t: i64, kind: &str, uid: &str, node: &str, seconds: &str) -> String {
+    format!(
+        r#"{{"t":{t},"kind":"{kind}","rv":3,"pod":{{"key":{{"namespace":"default","name":"p"}},"uid":"{uid}","node_name":"{node}","tolerations":[{{"key":"k","operator":"Exists","value":"","effect":"NoExecute","seconds":{seconds}}}]}}}}"#
+    )
+}
+
+fn line(t: i64, rest: &str) -> String {
+    format!(r#"{{"t":{t},{rest}}}"#)
+}
+
+fn seen(lines: &[String]) -> Vec<(&'static str, usize)> {
+    let trace: Vec<TraceRecord> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    sightings(&trace, false, Duration(500))
+        .into_iter()
+        .map(|Sighting { property, line, .. }| (property, line))
+        .collect()
+}
+
+fn start(seconds: &str) -> Vec<String> {
+    vec![
+        NODE1_TAINTED.to_string(),
+        NODE2.to_string(),
+        pod(0, "pod_added", "u1", "n1", seconds),
+    ]
+}
+
+fn delete(t: i64, id: u64) -> String {
+    line(
+        t,
+        &format!(r#""kind":"request","id":{id},"verb":"delete","namespace":"default","name":"p""#),
+    )
+}
+
+fn event(t: i64, message: &str) -> String {
+    line(
+        t,
+        &format!(
+            r#""kind":"event","namespace":"default","name":"p","reason":"TaintManagerEviction","message":"{message} Pod default/p""#
+        ),
+    )
+}
+
+#[test]
+fn a_delete_after_the_controller_saw_the_taint_go_is_evict_1() {
+    let mut t = start("1");
+    t.push(delete(1000, 1));
+    assert_eq!(seen(&t), vec![]);
+    let mut t = start("1");
+    t.push(line(
+        900,
+        r#""kind":"node_modified","rv":4,"node":{"name":"n1","taints":[]}"#,
+    ));
+    t.push(delete(1000, 1));
+    assert_eq!(seen(&t), vec![("EVICT-1", 5)]);
+}
+
+#[test]
+fn a_delete_after_cancelling_deletion_is_cancel_1_until_the_next_marking() {
+    let mut t = start("1");
+    t.push(event(1000, "Cancelling deletion of"));
+    t.push(delete(1001, 1));
+    assert_eq!(seen(&t), vec![("CANCEL-1", 5)]);
+    let mut t = start("1");
+    t.push(event(1000, "Cancelling deletion of"));
+    t.push(event(1001, "Marking for deletion"));
+    t.push(delete(1001, 1));
+    assert_eq!(seen(&t), vec![]);
+}
+
+#[test]
+fn deleting_an_incarnation_never_seen_due_is_uid_1() {
+    let successor = |uid: &str| {
+        let mut t = start("2");
+        t.push(delete(2000, 1));
+        t.push(line(
+            2100,
+            r#""kind":"pod_deleted","rv":5,"namespace":"default","name":"p","uid":"u1""#,
+        ));
+        t.push(pod(2100, "pod_added", "u2", "n2", "2"));
+        t.push(line(
+            2101,
+            &format!(r#""kind":"response","id":1,"result":"ok","uid":"{uid}""#),
+        ));
+        seen(&t)
+    };
+    assert_eq!(successor("u2"), vec![("UID-1", 7)]);
+    assert_eq!(successor("u1"), vec![]);
+}
+
+#[test]
+fn a_deadline_counts_from_the_taint_or_from_the_restart() {
+    // Tainted at 0, tolerated 4 s, D = 500 ms: due by 4.5 s; a restart at 2.5 s moves LIVE-1's
+    // deadline to 7 s, not LIVE-2's.
+    let mut t = start("4");
+    t.push(line(2500, r#""kind":"controller_restarted""#));
+    t.push(event(6500, "Marking for deletion"));
+    t.push(line(
+        6600,
+        r#""kind":"pod_deleted","rv":5,"namespace":"default","name":"p","uid":"u1""#,
+    ));
+    assert_eq!(seen(&t), vec![("LIVE-2", 5)]);
+    t.insert(4, event(7100, "Marking for deletion"));
+    t.truncate(5);
+    t.push(line(
+        7200,
+        r#""kind":"pod_deleted","rv":5,"namespace":"default","name":"p","uid":"u1""#,
+    ));
+    assert_eq!(seen(&t), vec![("LIVE-1", 5), ("LIVE-2", 5)]);
+    // At the end of the trace, a pod never deleted.
+    let t = start("4");
+    let mut with_end =
+        vec![r#"{"t":0,"kind":"header","version":1,"source":"x","end":9000}"#.to_string()];
+    with_end.extend(t);
+    assert_eq!(seen(&with_end), vec![("LIVE-1", 4), ("LIVE-2", 4)]);
+}

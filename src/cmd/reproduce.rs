@@ -1,0 +1,316 @@
+//! `taintcheck reproduce PROPERTY --config C --kubernetes X.Y`: a violation the model found,
+//! made to happen on the real controller of a release (or on ours, `--ours P`). The model's
+//! shortest counterexample is checked first; then the scenario and schedule
+//! `specs/reproductions.json` gives for that cell run on a real kube-apiserver through the
+//! proxy (`upstream --proxy --schedule`), and the property is read off the proxy's trace
+//! (ORACLE-MON). Exit 0 when the real run agrees with the model (violated and seen, or holding
+//! and not seen) and its trace conforms; 1 when not; 2 on bad input, or for a cell the catalogue
+//! says cannot be forced from outside the controller (with why). Spec: specs/proxy.md, PROXY-9.
+
+use super::args::profile_parser;
+use super::failure::{Failure, Outcome};
+use super::output::outln;
+use super::upstream::{self, UpstreamArgs};
+use clap::Args;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use taintcheck_cluster::process::Binaries;
+use taintcheck_core::profile::Profile;
+use taintcheck_core::time::Duration;
+use taintcheck_model::check::config::CheckConfig;
+use taintcheck_model::check::trace::Trace;
+use taintcheck_model::check::{issue, shortest, TaintSys};
+use taintcheck_oracle::monitor::{self, Sighting, MONITORED};
+
+pub mod catalogue;
+
+#[derive(Args)]
+pub struct ReproduceArgs {
+    /// The violated `always` property: its spec id (`EVICT-1`) or full name.
+    pub property: String,
+    /// The model's configuration: a name from specs/configs or a YAML path.
+    #[arg(long)]
+    config: String,
+    /// The Kubernetes release whose controller runs (default: the newest built).
+    #[arg(long, value_name = "1.X.Y")]
+    kubernetes: Option<String>,
+    /// Run taintcheck's own controller under PROFILE instead (the same scenario and schedule).
+    #[arg(long, value_name = "PROFILE", value_parser = profile_parser(), conflicts_with = "kubernetes")]
+    ours: Option<Profile>,
+    /// The catalogue of scenarios and schedules per cell.
+    #[arg(long, value_name = "FILE", default_value = "specs/reproductions.json")]
+    reproductions: PathBuf,
+    /// Upstream's binaries (built by `upstream/build.sh`).
+    #[arg(long, value_name = "DIR", default_value = "upstream/bin")]
+    bin: PathBuf,
+    /// Keep the run's files here (the proxy's log and trace, the audit log's trace).
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
+    /// D in ms: an API change reaches the controller, and a due timer fires, within D (the
+    /// liveness deadlines add it).
+    #[arg(long, default_value_t = 500, value_name = "D")]
+    latency_bound_ms: i64,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `reproduce --json` prints.
+#[derive(Serialize)]
+struct Verdict {
+    property: &'static str,
+    config: String,
+    race: String,
+    controller: String,
+    profile: &'static str,
+    /// The model's shortest counterexample, in steps (`None`: the property holds).
+    model_steps: Option<usize>,
+    /// The property was seen violated on the real run.
+    reproduced: bool,
+    sightings: Vec<Sighting>,
+    agrees: bool,
+    conform: String,
+    conforms: bool,
+    /// The oracle on the trace of the API server's audit log of the same run.
+    audit_conform: String,
+    steering: Vec<String>,
+    deletions: Vec<String>,
+    wall_ms: u128,
+    command: String,
+}
+
+pub fn run(args: &ReproduceArgs) -> Outcome {
+    let info = issue::property(&args.property).ok_or_else(|| {
+        Failure::usage(format!(
+            "PROPERTY: Unsupported value: \"{}\": expected the id or name of an `always` \
+             property (EVICT-1, ...)",
+            args.property
+        ))
+    })?;
+    let config = CheckConfig::load(&args.config).map_err(super::check::config_failure)?;
+    let catalogue = catalogue::load(&args.reproductions)?;
+    let entry = catalogue.cell(info.id, &config.name).ok_or_else(|| {
+        let cells: Vec<String> = catalogue
+            .reproductions
+            .iter()
+            .map(|e| format!("{} on {}", e.property, e.config))
+            .collect();
+        Failure::usage(format!(
+            "{}: no scenario for {} on {}; it has {}",
+            args.reproductions.display(),
+            info.id,
+            config.name,
+            cells.join(", ")
+        ))
+    })?;
+    let (controller, profile) = match args.ours {
+        Some(p) => (format!("taintcheck controller --profile {}", p.name), p),
+        None => {
+            let version = match &args.kubernetes {
+                Some(v) => v.clone(),
+                None => Binaries::new(&args.bin).releases().pop().ok_or_else(|| {
+                    Failure::usage(format!(
+                        "{}: no controller is built: run `upstream/build.sh`",
+                        args.bin.display()
+                    ))
+                })?,
+            };
+            let profile = upstream::profile_for(&version, None)?;
+            (format!("upstream v{version}"), profile)
+        }
+    };
+    let key = upstream::expectation_key(&profile);
+    if let Some(why) = entry.cannot.get(key).or_else(|| entry.cannot.get("all")) {
+        return Err(Failure::usage(format!(
+            "{} on {} cannot be forced on {controller} from outside the controller: {why}",
+            info.id, config.name
+        )));
+    }
+    if !MONITORED.contains(&info.id) {
+        return Err(Failure::usage(format!(
+            "{} is not read off a trace (the monitored properties: {})",
+            info.id,
+            MONITORED.join(", ")
+        )));
+    }
+    let scenario = entry.scenario.clone().ok_or_else(|| {
+        Failure::usage(format!(
+            "{}: {} on {} has no scenario",
+            args.reproductions.display(),
+            info.id,
+            config.name
+        ))
+    })?;
+
+    // The model first: its shortest counterexample under the release's profile.
+    let model = TaintSys::at_cutoff(profile, config);
+    let path = shortest::counterexamples(&model, &[info.name]).remove(info.name);
+    let trace = path.as_ref().map(|p| Trace::of(&model, p));
+    if !args.json {
+        match &trace {
+            Some(t) => {
+                outln!(
+                    "model: {} violated on {} under {} ({}); its shortest counterexample, {} \
+                     steps:",
+                    info.id,
+                    model.config.name,
+                    profile.name,
+                    entry.race,
+                    t.steps.len()
+                );
+                for s in &t.steps {
+                    let outcome = if s.outcome.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" → {}", s.outcome.join("; "))
+                    };
+                    outln!(
+                        "  {:>3}. t={}ms  {}{outcome}",
+                        s.number,
+                        s.time_ms,
+                        s.action
+                    );
+                }
+            }
+            None => outln!(
+                "model: {} holds on {} under {}: the real run should not show it",
+                info.id,
+                model.config.name,
+                profile.name
+            ),
+        }
+        if let Some(steps) = &entry.steps {
+            outln!("on the real controller: {steps}");
+        }
+    }
+
+    let upstream_args = UpstreamArgs::steered(
+        scenario.clone(),
+        entry.schedule.clone(),
+        args.ours.is_none().then(|| {
+            controller
+                .strip_prefix("upstream v")
+                .unwrap_or(&controller)
+                .to_string()
+        }),
+        args.ours,
+        args.bin.clone(),
+        args.keep.clone(),
+        args.latency_bound_ms,
+    );
+    let mut reports = upstream::reports(&upstream_args)?;
+    let report = reports.pop().expect("one scenario, one report");
+    let proxy = report
+        .proxy
+        .expect("a run through the proxy has the proxy's report");
+    // The model's deadlines have the configuration's processing bound as slack, its steps no
+    // duration; a real controller's have the latency bound D too.
+    let slack = Duration(args.latency_bound_ms + model.config.processing_bound_ms);
+    let all = monitor::sightings(&proxy.records, profile.comparison_operators, slack);
+    let sightings: Vec<Sighting> = all.into_iter().filter(|s| s.property == info.id).collect();
+    let reproduced = !sightings.is_empty();
+    let violated = trace.is_some();
+    let agrees = reproduced == violated;
+    let release = match args.ours {
+        Some(p) => format!("--ours {}", p.name),
+        None => format!("--kubernetes {}", report.kubernetes),
+    };
+    let command = format!(
+        "taintcheck reproduce {} --config {} {release}",
+        info.id, args.config
+    );
+    let out = Verdict {
+        property: info.id,
+        config: model.config.name.clone(),
+        race: entry.race.clone(),
+        controller: controller.clone(),
+        profile: profile.name,
+        model_steps: trace.as_ref().map(|t| t.steps.len()),
+        reproduced,
+        sightings,
+        agrees,
+        conform: proxy.conform.clone(),
+        conforms: proxy.conforms,
+        audit_conform: report.conform.clone(),
+        steering: proxy.steering.clone(),
+        deletions: report.deletions.clone(),
+        wall_ms: report.wall_ms,
+        command,
+    };
+    print(
+        args,
+        &out,
+        &scenario,
+        entry.schedule.as_deref(),
+        &proxy.trace,
+    );
+    Ok(if agrees && out.conforms {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn print(
+    args: &ReproduceArgs,
+    o: &Verdict,
+    scenario: &Path,
+    schedule: Option<&Path>,
+    trace: &Option<String>,
+) {
+    if args.json {
+        outln!("{}", serde_json::to_string(o).unwrap_or_default());
+        return;
+    }
+    outln!(
+        "real: {} ({}) through the proxy on a real kube-apiserver: {}{}, {:.1} s",
+        o.controller,
+        o.profile,
+        scenario.display(),
+        schedule.map_or(String::new(), |s| format!(" steered by {}", s.display())),
+        o.wall_ms as f64 / 1000.0
+    );
+    for s in &o.steering {
+        outln!("  steered: {s}");
+    }
+    for d in &o.deletions {
+        outln!("  deleted {d}");
+    }
+    for s in &o.sightings {
+        outln!(
+            "  {} seen at line {} ({} ms): {}",
+            s.property,
+            s.line,
+            s.t.millis(),
+            s.what
+        );
+    }
+    outln!("  the proxy's trace: {}", o.conform);
+    outln!("  the audit log's trace: {}", o.audit_conform);
+    if let Some(t) = trace {
+        outln!("  trace: {t}");
+    }
+    let verdict = match (o.reproduced, o.model_steps.is_some()) {
+        (true, true) => format!(
+            "Reproduced on {} in {:.1} s: {}",
+            o.controller,
+            o.wall_ms as f64 / 1000.0,
+            o.command
+        ),
+        (false, false) => format!(
+            "Not seen on {}, as the model says ({} holds under {})",
+            o.controller, o.property, o.profile
+        ),
+        (false, true) => format!(
+            "NOT reproduced on {}: the run did not show {} (the steering lines say where it \
+             diverged)",
+            o.controller, o.property
+        ),
+        (true, false) => format!(
+            "SEEN on {} though the model says {} holds under {}: a finding",
+            o.controller, o.property, o.profile
+        ),
+    };
+    outln!("{verdict}");
+}
