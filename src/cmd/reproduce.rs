@@ -104,8 +104,12 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
             cells.join(", ")
         ))
     })?;
-    let (controller, profile) = match args.ours {
-        Some(p) => (format!("taintcheck controller --profile {}", p.name), p),
+    let (controller, version, profile) = match args.ours {
+        Some(p) => (
+            format!("taintcheck controller --profile {}", p.name),
+            None,
+            p,
+        ),
         None => {
             let version = match &args.kubernetes {
                 Some(v) => v.clone(),
@@ -117,7 +121,7 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
                 })?,
             };
             let profile = upstream::profile_for(&version, None)?;
-            (format!("upstream v{version}"), profile)
+            (format!("upstream v{version}"), Some(version), profile)
         }
     };
     let key = upstream::expectation_key(&profile);
@@ -188,12 +192,7 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
     let upstream_args = UpstreamArgs::steered(
         scenario.clone(),
         entry.schedule.clone(),
-        args.ours.is_none().then(|| {
-            controller
-                .strip_prefix("upstream v")
-                .unwrap_or(&controller)
-                .to_string()
-        }),
+        version,
         args.ours,
         args.bin.clone(),
         args.keep.clone(),
