@@ -85,6 +85,13 @@ impl Names {
             .is_some_and(|rest| rest.starts_with('-'))
     }
 
+    /// A text (a `Steer` line's words) in the scenario's names: the run's nodes and namespaces
+    /// named as the scenario names them.
+    pub fn text_to_scenario(&self, text: &str) -> String {
+        text.replace(&format!("{}-", self.run), "")
+            .replace(&self.run, "default")
+    }
+
     /// The real pod key of a scenario pod.
     pub fn pod(&mut self, key: &PodKey) -> PodKey {
         PodKey::new(&self.namespace(&key.namespace), &key.name)
@@ -289,5 +296,17 @@ mod tests {
         assert_eq!(pod.key, PodKey::new("default", "web-0"));
         assert_eq!(&*pod.uid.0, "web-0-2");
         assert_eq!(pod.node_name.as_deref(), Some("node2"));
+        let system = names.namespace("kube-system");
+        let text = format!(
+            "hold 0 kept delete pods {}/web-0 back, released by an event of nodes {} and pods \
+             {system}/db-0",
+            names.run(),
+            names.node("node2"),
+        );
+        assert_eq!(
+            names.text_to_scenario(&text),
+            "hold 0 kept delete pods default/web-0 back, released by an event of nodes node2 and \
+             pods kube-system/db-0"
+        );
     }
 }

@@ -61,6 +61,19 @@ impl Binaries {
         )))
     }
 
+    /// `release` as built: a minor (`1.37`) is its newest built patch; a patch release is
+    /// itself (whether built or not: [`Binaries::controller`] says).
+    pub fn resolve(&self, release: &str) -> String {
+        if release.split('.').count() != 2 {
+            return release.to_string();
+        }
+        let prefix = format!("{release}.");
+        self.releases()
+            .into_iter()
+            .rfind(|r| r.starts_with(&prefix))
+            .unwrap_or_else(|| release.to_string())
+    }
+
     /// The releases whose controller is built, oldest first.
     pub fn releases(&self) -> Vec<String> {
         let mut releases: Vec<String> = std::fs::read_dir(&self.dir)
@@ -374,6 +387,10 @@ mod tests {
         std::fs::write(dir.join("taint-eviction-vnext"), "").unwrap();
         let bins = Binaries::new(&dir);
         assert_eq!(bins.releases(), ["1.9.0", "1.18.6"]);
+        assert_eq!(bins.resolve("1.18"), "1.18.6");
+        assert_eq!(bins.resolve("1.9"), "1.9.0");
+        assert_eq!(bins.resolve("1.37"), "1.37");
+        assert_eq!(bins.resolve("1.18.2"), "1.18.2");
         let e = bins.controller("1.37.2").unwrap_err().to_string();
         assert!(e.contains("run `upstream/build.sh 1.37.2`"), "{e}");
         assert!(e.contains("built: 1.9.0, 1.18.6"), "{e}");

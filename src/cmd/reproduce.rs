@@ -32,8 +32,9 @@ pub struct ReproduceArgs {
     /// The model's configuration: a name from specs/configs or a YAML path.
     #[arg(long)]
     config: String,
-    /// The Kubernetes release whose controller runs (default: the newest built).
-    #[arg(long, value_name = "1.X.Y")]
+    /// The Kubernetes release whose controller runs: `1.X.Y`, or `1.X` for its newest built
+    /// patch (default: the newest built).
+    #[arg(long, value_name = "1.X[.Y]")]
     kubernetes: Option<String>,
     /// Run taintcheck's own controller under PROFILE instead (the same scenario and schedule).
     #[arg(long, value_name = "PROFILE", value_parser = profile_parser(), conflicts_with = "kubernetes")]
@@ -112,7 +113,7 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
         ),
         None => {
             let version = match &args.kubernetes {
-                Some(v) => v.clone(),
+                Some(v) => Binaries::new(&args.bin).resolve(v),
                 None => Binaries::new(&args.bin).releases().pop().ok_or_else(|| {
                     Failure::usage(format!(
                         "{}: no controller is built: run `upstream/build.sh`",

@@ -6,6 +6,7 @@ use crate::cmd::failure::Failure;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
+use taintcheck_cluster::names::Names;
 use taintcheck_cluster::session::Recording;
 use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Duration;
@@ -71,7 +72,7 @@ pub(super) fn outputs(trace: &[TraceRecord]) -> BTreeMap<String, usize> {
 }
 
 /// The proxy's `Steer` lines of a run, in words.
-fn steering(log: &Path) -> Result<Vec<String>, Failure> {
+fn steering(log: &Path, names: &Names) -> Result<Vec<String>, Failure> {
     let text = std::fs::read_to_string(log)
         .map_err(|e| Failure::usage(format!("{}: {e}", log.display())))?;
     Ok(text
@@ -79,20 +80,22 @@ fn steering(log: &Path) -> Result<Vec<String>, Failure> {
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|v| v["kind"] == "Steer")
         .map(|v| {
-            if v["engaged"] == false {
-                return format!(
+            let line = if v["engaged"] == false {
+                format!(
                     "hold {} never met {}: the controller did not do what the schedule awaits",
                     v["hold"],
                     v["what"].as_str().unwrap_or("")
-                );
-            }
-            format!(
-                "hold {} kept {} back {:.1} ms, released by {}",
-                v["hold"],
-                v["what"].as_str().unwrap_or(""),
-                v["heldMs"].as_f64().unwrap_or(0.0),
-                v["releasedBy"].as_str().unwrap_or("")
-            )
+                )
+            } else {
+                format!(
+                    "hold {} kept {} back {:.1} ms, released by {}",
+                    v["hold"],
+                    v["what"].as_str().unwrap_or(""),
+                    v["heldMs"].as_f64().unwrap_or(0.0),
+                    v["releasedBy"].as_str().unwrap_or("")
+                )
+            };
+            names.text_to_scenario(&line)
         })
         .collect())
 }
@@ -146,7 +149,7 @@ pub(super) fn judge_proxy(
         requests: count(&trace, |e| matches!(e, TraceEvent::Request { .. })),
         events: count(&trace, |e| matches!(e, TraceEvent::Event { .. })),
         differences: differences(audit, &outputs(&trace)),
-        steering: steering(log)?,
+        steering: steering(log, &recording.names)?,
         trace: args.keep.as_ref().map(|_| path.display().to_string()),
         records: in_scenario_time(&trace, recording),
     })
