@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use super::itf::Projection;
 
@@ -18,15 +19,22 @@ pub fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// Installs Quint from the lock file when missing; `Err` says why Quint cannot run.
+/// Installs Quint from the lock file when missing, once per test process: the tests of a binary
+/// run in parallel, and two `npm ci` in one directory race on `node_modules` (ENOTEMPTY).
+/// `Err` says why Quint cannot run.
 pub fn ensure_quint(dir: &Path) -> Result<(), String> {
+    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+    INSTALLED.get_or_init(|| install(dir)).clone()
+}
+
+fn install(dir: &Path) -> Result<(), String> {
     let ok = |cmd: &mut Command| cmd.output().map(|o| o.status.success()).unwrap_or(false);
     if !ok(Command::new("node").arg("--version")) {
         return Err("node is not installed".into());
     }
-    if !dir.join("node_modules/@informalsystems/quint").exists() {
+    if !dir.join("node_modules/.bin/quint").exists() {
         let out = Command::new("npm")
-            .arg("ci")
+            .args(["ci", "--no-audit", "--no-fund"])
             .current_dir(dir)
             .output()
             .map_err(|e| format!("npm: {e}"))?;
