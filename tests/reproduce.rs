@@ -96,7 +96,23 @@ fn reproduce_names_bad_input_and_exits_2() {
     let out = taintcheck(&["reproduce", "TIMER-1", "--config", "default"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("no scenario for TIMER-1 on default"),
+        stderr(&out).contains("TIMER-1 is not read off a trace"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A shortest counterexample no hold can order is refused before anything runs.
+    let out = taintcheck(&[
+        "reproduce",
+        "EVICT-1",
+        "--config",
+        "rate-limited-cancel",
+        "--ours",
+        "latest",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot be forced from outside the controller: the path puts step"),
         "{}",
         stderr(&out)
     );

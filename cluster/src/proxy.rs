@@ -11,6 +11,8 @@ pub mod log;
 pub mod route;
 pub mod steer;
 #[cfg(test)]
+mod steer_tests;
+#[cfg(test)]
 mod tests;
 mod tls;
 

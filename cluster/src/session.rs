@@ -129,7 +129,10 @@ pub async fn run(
         let upstream = Upstream::from_kubeconfig(&cluster.kubeconfig, None).await?;
         let log = dir.join("proxy-all.ndjson");
         let listen = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let schedule = release.schedule.as_ref().map(|s| s.renamed(&mut names));
+        let schedule = release
+            .schedule
+            .as_ref()
+            .map(|s| crate::proxy::steer::renamed(s, &mut names));
         let proxy = Proxy::start(upstream, listen, &log, Limits::default(), schedule).await?;
         let through = dir.join("controller-proxy.kubeconfig");
         proxy::kubeconfig_through(

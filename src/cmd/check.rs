@@ -16,6 +16,7 @@ use taintcheck_model::check::config::{CheckConfig, ConfigErrors, OpKind, Overrid
 use taintcheck_model::check::expectation::Expectation;
 use taintcheck_model::check::itf_state;
 use taintcheck_model::check::partition::{self, Partition};
+use taintcheck_model::check::realtime;
 use taintcheck_model::check::reduction::Reduction;
 use taintcheck_model::check::run::{self, Report, RunOptions, Status, Strategy};
 use taintcheck_model::check::TaintSys;
@@ -246,6 +247,11 @@ pub struct CheckArgs {
     /// Write each counterexample and example to DIR in the Informal Trace Format (ITF).
     #[arg(long, value_name = "DIR")]
     pub itf: Option<PathBuf>,
+    /// Write each counterexample to DIR as a real-time scenario and the proxy schedule that
+    /// keeps the real controller in its order (`<config>-<id>.yaml`, `.json`; PROXY-11), for
+    /// `taintcheck upstream --proxy --schedule` and `reproduce`.
+    #[arg(long, value_name = "DIR")]
+    pub schedule_out: Option<PathBuf>,
 }
 
 /// A configuration file's error located in it is bad input; the others (an unknown built-in
@@ -312,6 +318,13 @@ pub fn run(args: CheckArgs) -> Outcome {
             eprintln!("Checking. states={states}, unique={unique}, depth={depth}");
         }
     };
+    if args.schedule_out.is_some() && (args.each_class || args.partition.is_some()) {
+        return Err(Failure::usage(
+            "--schedule-out: not with --each-class or --partition: a schedule is of one model's \
+             path",
+        ));
+    }
+    let whole = args.schedule_out.as_ref().map(|_| model.clone());
     let mut from = BTreeMap::new();
     let report = match args.partition {
         Some(_) if args.each_class => {
@@ -348,6 +361,9 @@ pub fn run(args: CheckArgs) -> Outcome {
     }
     if let Some(dir) = &args.itf {
         write_itf(dir, &report, &args.model, &from)?;
+    }
+    if let (Some(dir), Some(model)) = (&args.schedule_out, &whole) {
+        write_schedules(dir, &report, model)?;
     }
     let verdict = if let Some(path) = &args.expect {
         expectation_summary(path, &differences)
@@ -472,6 +488,37 @@ fn write_itf(
         let file = dir.join(format!("{}-{}-{}.itf.json", r.profile, r.config, p.id));
         let text = serde_json::to_string_pretty(&trace.to_json()).expect("ITF serializes");
         crate::cmd::output::write_file("--itf", &file, &text, &[])?;
+    }
+    Ok(())
+}
+
+/// `--schedule-out DIR`: per counterexample, `<config>-<ID>.yaml` (the scenario) and
+/// `<config>-<ID>.json` (the schedule); a path with no real-time twin is said on stderr.
+fn write_schedules(dir: &Path, r: &Report, model: &TaintSys) -> Result<(), Failure> {
+    let io = |e: std::io::Error| Failure::usage(format!("{}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    for p in &r.properties {
+        let Some(path) = &p.counterexample else {
+            continue;
+        };
+        match realtime::realtime(model, path, p.id) {
+            Ok(rt) => {
+                let stem = format!("{}-{}", r.config, p.id.to_lowercase());
+                let yaml = dir.join(format!("{stem}.yaml"));
+                crate::cmd::output::write_file("--schedule-out", &yaml, &rt.scenario, &[])?;
+                let json = dir.join(format!("{stem}.json"));
+                crate::cmd::output::write_file(
+                    "--schedule-out",
+                    &json,
+                    &rt.schedule.to_json(),
+                    &[],
+                )?;
+                for note in &rt.notes {
+                    eprintln!("{}: {note}", p.id);
+                }
+            }
+            Err(why) => eprintln!("{}: no real-time scenario: {why}", p.id),
+        }
     }
     Ok(())
 }

@@ -1,9 +1,9 @@
 //! `taintcheck reproduce PROPERTY --config C --kubernetes X.Y`: a violation the model found,
 //! made to happen on the real controller of a release (or on ours, `--ours P`). The model's
-//! shortest counterexample is checked first; then the scenario and schedule
-//! `specs/reproductions.json` gives for that cell run on a real kube-apiserver through the
-//! proxy (`upstream --proxy --schedule`), and the property is read off the proxy's trace
-//! (ORACLE-MON). Exit 0 when the real run agrees with the model (violated and seen, or holding
+//! shortest counterexample is checked first; then it is made into a real-time scenario and a
+//! schedule (PROXY-11; or `specs/reproductions.json` gives them for the cell), which run on a
+//! real kube-apiserver through the proxy (`upstream --proxy --schedule`), and the property is
+//! read off the proxy's trace (ORACLE-MON). Exit 0 when the real run agrees with the model (violated and seen, or holding
 //! and not seen) and its trace conforms; 1 when not; 2 on bad input, or for a cell the catalogue
 //! says cannot be forced from outside the controller (with why). Spec: specs/proxy.md, PROXY-9.
 
@@ -20,7 +20,7 @@ use taintcheck_core::profile::Profile;
 use taintcheck_core::time::Duration;
 use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::trace::Trace;
-use taintcheck_model::check::{issue, shortest, TaintSys};
+use taintcheck_model::check::{issue, realtime, shortest, TaintSys};
 use taintcheck_oracle::monitor::{self, Sighting, MONITORED};
 
 pub mod catalogue;
@@ -91,20 +91,8 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
     })?;
     let config = CheckConfig::load(&args.config).map_err(super::check::config_failure)?;
     let catalogue = catalogue::load(&args.reproductions)?;
-    let entry = catalogue.cell(info.id, &config.name).ok_or_else(|| {
-        let cells: Vec<String> = catalogue
-            .reproductions
-            .iter()
-            .map(|e| format!("{} on {}", e.property, e.config))
-            .collect();
-        Failure::usage(format!(
-            "{}: no scenario for {} on {}; it has {}",
-            args.reproductions.display(),
-            info.id,
-            config.name,
-            cells.join(", ")
-        ))
-    })?;
+    // A cell the catalogue has no scenario for runs the counterexample made into one (PROXY-11).
+    let entry = catalogue.cell(info.id, &config.name);
     let (controller, version, profile) = match args.ours {
         Some(p) => (
             format!("taintcheck controller --profile {}", p.name),
@@ -126,7 +114,8 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
         }
     };
     let key = upstream::expectation_key(&profile);
-    if let Some(why) = entry.cannot.get(key).or_else(|| entry.cannot.get("all")) {
+    let cannot = entry.and_then(|e| e.cannot.get(key).or_else(|| e.cannot.get("all")));
+    if let Some(why) = cannot {
         return Err(Failure::usage(format!(
             "{} on {} cannot be forced on {controller} from outside the controller: {why}",
             info.id, config.name
@@ -139,29 +128,38 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
             MONITORED.join(", ")
         )));
     }
-    let scenario = entry.scenario.clone().ok_or_else(|| {
-        Failure::usage(format!(
-            "{}: {} on {} has no scenario",
-            args.reproductions.display(),
-            info.id,
-            config.name
-        ))
-    })?;
-
     // The model first: its shortest counterexample under the release's profile.
-    let model = TaintSys::at_cutoff(profile, config);
+    let model = TaintSys::at_cutoff(profile, config.clone());
     let path = shortest::counterexamples(&model, &[info.name]).remove(info.name);
     let trace = path.as_ref().map(|p| Trace::of(&model, p));
+    // The race's name where the catalogue gives one.
+    let race = entry.map_or_else(String::new, |e| e.race.clone());
+    let (scenario, schedule, notes) = match entry.and_then(|e| e.scenario.clone()) {
+        Some(scenario) => (scenario, entry.and_then(|e| e.schedule.clone()), Vec::new()),
+        None => derived(
+            args,
+            info.id,
+            info.name,
+            &config,
+            profile,
+            &model,
+            trace.as_ref(),
+        )?,
+    };
     if !args.json {
         match &trace {
             Some(t) => {
+                let named = if race.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({race})")
+                };
                 outln!(
-                    "model: {} violated on {} under {} ({}); its shortest counterexample, {} \
+                    "model: {} violated on {} under {}{named}; its shortest counterexample, {} \
                      steps:",
                     info.id,
                     model.config.name,
                     profile.name,
-                    entry.race,
                     t.steps.len()
                 );
                 for s in &t.steps {
@@ -185,14 +183,17 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
                 profile.name
             ),
         }
-        if let Some(steps) = &entry.steps {
+        if let Some(steps) = entry.and_then(|e| e.steps.as_ref()) {
             outln!("on the real controller: {steps}");
+        }
+        for note in &notes {
+            outln!("derived: {note}");
         }
     }
 
     let upstream_args = UpstreamArgs::steered(
         scenario.clone(),
-        entry.schedule.clone(),
+        schedule.clone(),
         version,
         args.ours,
         args.bin.clone(),
@@ -223,7 +224,7 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
     let out = Verdict {
         property: info.id,
         config: model.config.name.clone(),
-        race: entry.race.clone(),
+        race,
         controller: controller.clone(),
         profile: profile.name,
         model_steps: trace.as_ref().map(|t| t.steps.len()),
@@ -238,18 +239,77 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
         wall_ms: report.wall_ms,
         command,
     };
-    print(
-        args,
-        &out,
-        &scenario,
-        entry.schedule.as_deref(),
-        &proxy.trace,
-    );
+    print(args, &out, &scenario, schedule.as_deref(), &proxy.trace);
     Ok(if agrees && out.conforms {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The scenario and schedule made from a counterexample (PROXY-11): the run's profile's, or,
+/// where the property holds under it, the newest release's or 1.18's, so that a run of a
+/// profile the model clears still meets the race. Written to `--keep`'s directory or a
+/// temporary one.
+fn derived(
+    args: &ReproduceArgs,
+    id: &'static str,
+    name: &'static str,
+    config: &CheckConfig,
+    profile: Profile,
+    model: &TaintSys,
+    trace: Option<&Trace>,
+) -> Result<(PathBuf, Option<PathBuf>, Vec<String>), Failure> {
+    let from = match trace {
+        Some(t) => Some((model.clone(), t.clone())),
+        None => ["latest", "v1.18"]
+            .into_iter()
+            .filter_map(Profile::by_name)
+            .filter(|p| *p != profile)
+            .find_map(|p| {
+                let m = TaintSys::at_cutoff(p, config.clone());
+                let path = shortest::counterexamples(&m, &[name]).remove(name)?;
+                let t = Trace::of(&m, &path);
+                Some((m, t))
+            }),
+    };
+    let Some((m, t)) = from else {
+        return Err(Failure::usage(format!(
+            "{id} holds on {} under {}, latest and v1.18: there is no counterexample to make a \
+             scenario of",
+            config.name, profile.name
+        )));
+    };
+    let rt = realtime::realtime(&m, &t, id).map_err(|why| {
+        Failure::usage(format!(
+            "{id} on {}: the model's shortest counterexample under {} has no real-time \
+             scenario: {why}",
+            config.name, m.profile.name
+        ))
+    })?;
+    let dir = match &args.keep {
+        Some(dir) => dir.clone(),
+        None => std::env::temp_dir().join(format!("taintcheck-reproduce-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| Failure::usage(format!("{}: {e}", dir.display())))?;
+    let stem = format!("{}-{}", config.name, id.to_lowercase());
+    let scenario = dir.join(format!("{stem}.yaml"));
+    let schedule = dir.join(format!("{stem}.json"));
+    let write = |path: &Path, text: &str| {
+        std::fs::write(path, text).map_err(|e| Failure::usage(format!("{}: {e}", path.display())))
+    };
+    write(&scenario, &rt.scenario)?;
+    write(&schedule, &rt.schedule.to_json())?;
+    let mut notes = rt.notes;
+    notes.insert(
+        0,
+        format!(
+            "{} has no scenario for this cell: made from the counterexample under {} (PROXY-11)",
+            args.reproductions.display(),
+            m.profile.name
+        ),
+    );
+    Ok((scenario, Some(schedule), notes))
 }
 
 fn print(

@@ -361,6 +361,7 @@ pub async fn serve(state: Arc<State>, req: Request<Incoming>) -> Response<Out> {
         {
             steering.wait(hold, id, &state.log).await;
         }
+        steering.answered(route.verb, object.as_ref(), &request_body);
     }
     state
         .log
@@ -426,6 +427,9 @@ async fn stream(
                             initial = false;
                         }
                         let replay = initial && kind == "ADDED";
+                        if let Some(steering) = &state.steering {
+                            steering.arrived(&event);
+                        }
                         let held = state
                             .steering
                             .as_ref()

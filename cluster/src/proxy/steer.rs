@@ -8,252 +8,103 @@
 use super::log::{Body, Log, Steered};
 use super::route::ObjectRef;
 use crate::names::Names;
-use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use taintcheck_core::api::PodKey;
+pub use taintcheck_formats::schedule::{
+    Held, Hold, RequestMatch, Resource, Schedule, Until, WatchMatch,
+};
 
-/// A schedule: holds, each applied once.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Schedule {
-    pub holds: Vec<Hold>,
+/// Whether a request of the controller is `r`'s.
+fn request_matches(r: &RequestMatch, verb: &str, object: &ObjectRef, body: &Body) -> bool {
+    r.verb == verb
+        && object.resource == r.resource.as_str()
+        && object.subresource == r.subresource.as_deref().unwrap_or("")
+        && r.name.as_deref().is_none_or(|n| n == object.name)
+        && r.namespace
+            .as_deref()
+            .is_none_or(|ns| ns == object.namespace)
+        && r.message.as_deref().is_none_or(|m| {
+            matches!(body, Body::Json(v)
+                if v["message"].as_str().is_some_and(|text| text.contains(m)))
+        })
 }
 
-/// Hold the first thing `hold` matches until `until` happens, at most `at_most_ms`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Hold {
-    pub hold: Held,
-    pub until: Until,
-    pub at_most_ms: u64,
-}
-
-/// What a hold keeps back.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
-pub enum Held {
-    /// A watch event on its way to the controller (and what follows it on that stream).
-    Event(WatchMatch),
-    /// A request of the controller on its way to the API server.
-    Request(RequestMatch),
-    /// The API server's answer to a request, on its way to the controller.
-    Answer(RequestMatch),
-}
-
-/// What lets a hold go.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
-pub enum Until {
-    /// The controller sends a request.
-    Request(RequestMatch),
-    /// The controller receives a watch event.
-    Event(WatchMatch),
-}
-
-/// Which kind of object a rule is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Resource {
-    Pods,
-    Nodes,
-    Events,
-}
-
-impl Resource {
-    fn as_str(self) -> &'static str {
-        match self {
-            Resource::Pods => "pods",
-            Resource::Nodes => "nodes",
-            Resource::Events => "events",
-        }
+/// Whether `event` is `w`'s; `had` keeps the nodes seen with `removes_taint`, or with
+/// `successor`, the UIDs seen under the pod's name.
+fn watch_matches(w: &WatchMatch, event: &Value, had: &Mutex<BTreeSet<String>>) -> bool {
+    let s = |p: &str| event.pointer(p).and_then(Value::as_str);
+    let (Some(kind), Some(name), Some(object_kind)) =
+        (s("/type"), s("/object/metadata/name"), s("/object/kind"))
+    else {
+        return false;
+    };
+    let resource = match object_kind {
+        "Pod" => Resource::Pods,
+        "Node" => Resource::Nodes,
+        "Event" => Resource::Events,
+        _ => return false,
+    };
+    if w.resource != resource
+        || w.name != name
+        || w.namespace
+            .as_deref()
+            .is_some_and(|ns| Some(ns) != s("/object/metadata/namespace"))
+    {
+        return false;
     }
-}
-
-/// A watch event: of this object, of this `type` if given, of a pod bound to `node` if given
-/// (a successor, told from its predecessor by where it runs), and, with `removes_taint`, a
-/// node's change that takes away the NoExecute taint with that key (the node had it before on
-/// the same stream).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WatchMatch {
-    pub resource: Resource,
-    #[serde(default)]
-    pub namespace: Option<String>,
-    pub name: String,
-    #[serde(default, rename = "type")]
-    pub kind: Option<String>,
-    #[serde(default)]
-    pub node: Option<String>,
-    #[serde(default)]
-    pub removes_taint: Option<String>,
-}
-
-/// A request of the controller: its verb (`get`, `patch`, `delete`, `create`, ...), its object
-/// (a subresource only when `subresource` names it), and for Events, a text their `message`
-/// contains (an Event's name is made up by the client, so it is not matched).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RequestMatch {
-    pub verb: String,
-    pub resource: Resource,
-    #[serde(default)]
-    pub namespace: Option<String>,
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub subresource: Option<String>,
-    #[serde(default)]
-    pub message: Option<String>,
-}
-
-impl RequestMatch {
-    fn matches(&self, verb: &str, object: &ObjectRef, body: &Body) -> bool {
-        self.verb == verb
-            && object.resource == self.resource.as_str()
-            && object.subresource == self.subresource.as_deref().unwrap_or("")
-            && self.name.as_deref().is_none_or(|n| n == object.name)
-            && self
-                .namespace
-                .as_deref()
-                .is_none_or(|ns| ns == object.namespace)
-            && self.message.as_deref().is_none_or(|m| {
-                matches!(body, Body::Json(v)
-                    if v["message"].as_str().is_some_and(|text| text.contains(m)))
-            })
-    }
-
-    fn describe(&self) -> String {
-        let mut out = format!("{} {}", self.verb, self.resource.as_str());
-        if let Some(name) = &self.name {
-            out.push(' ');
-            if let Some(ns) = &self.namespace {
-                out.push_str(&format!("{ns}/"));
-            }
-            out.push_str(name);
-        }
-        if let Some(sub) = &self.subresource {
-            out.push_str(&format!("/{sub}"));
-        }
-        if let Some(m) = &self.message {
-            out.push_str(&format!(" saying {m:?}"));
-        }
-        out
-    }
-}
-
-impl WatchMatch {
-    /// Whether `event` is this rule's; `had` keeps the nodes seen with `removes_taint`.
-    fn matches(&self, event: &Value, had: &Mutex<BTreeSet<String>>) -> bool {
-        let s = |p: &str| event.pointer(p).and_then(Value::as_str);
-        let (Some(kind), Some(name), Some(object_kind)) =
-            (s("/type"), s("/object/metadata/name"), s("/object/kind"))
-        else {
-            return false;
-        };
-        let resource = match object_kind {
-            "Pod" => Resource::Pods,
-            "Node" => Resource::Nodes,
-            "Event" => Resource::Events,
-            _ => return false,
-        };
-        if self.resource != resource
-            || self.name != name
-            || self
-                .namespace
-                .as_deref()
-                .is_some_and(|ns| Some(ns) != s("/object/metadata/namespace"))
-            || self.kind.as_deref().is_some_and(|k| k != kind)
-            || self
-                .node
-                .as_deref()
-                .is_some_and(|n| Some(n) != s("/object/spec/nodeName"))
-        {
-            return false;
-        }
-        let Some(key) = &self.removes_taint else {
-            return true;
-        };
-        let has = event
-            .pointer("/object/spec/taints")
-            .and_then(Value::as_array)
-            .is_some_and(|taints| {
-                taints
-                    .iter()
-                    .any(|t| t["key"].as_str() == Some(key) && t["effect"] == "NoExecute")
-            });
+    if w.successor {
+        let uid = s("/object/metadata/uid").unwrap_or_default();
         let mut had = had.lock().unwrap_or_else(|e| e.into_inner());
-        if has {
-            had.insert(name.to_string());
+        let earlier = had.iter().any(|u| u != uid);
+        had.insert(uid.to_string());
+        if !earlier {
             return false;
         }
-        had.contains(name)
     }
-
-    fn describe(&self) -> String {
-        let mut out = match &self.kind {
-            Some(kind) => format!("{kind} event of {} ", self.resource.as_str()),
-            None => format!("an event of {} ", self.resource.as_str()),
-        };
-        if let Some(ns) = &self.namespace {
-            out.push_str(&format!("{ns}/"));
-        }
-        out.push_str(&self.name);
-        if let Some(node) = &self.node {
-            out.push_str(&format!(" on {node}"));
-        }
-        if let Some(key) = &self.removes_taint {
-            out.push_str(&format!(" removing taint {key}"));
-        }
-        out
+    if w.kind.as_deref().is_some_and(|k| k != kind)
+        || w.node
+            .as_deref()
+            .is_some_and(|n| Some(n) != s("/object/spec/nodeName"))
+    {
+        return false;
     }
+    let Some(key) = &w.removes_taint else {
+        return true;
+    };
+    let has = event
+        .pointer("/object/spec/taints")
+        .and_then(Value::as_array)
+        .is_some_and(|taints| {
+            taints
+                .iter()
+                .any(|t| t["key"].as_str() == Some(key) && t["effect"] == "NoExecute")
+        });
+    let mut had = had.lock().unwrap_or_else(|e| e.into_inner());
+    if has {
+        had.insert(name.to_string());
+        return false;
+    }
+    had.contains(name)
 }
 
-impl Schedule {
-    /// Reads a schedule (JSON); an error names the line and the field.
-    pub fn parse(file: &str, text: &str) -> Result<Schedule, String> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let schedule: Schedule = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let (line, path) = (e.inner().line(), e.path().to_string());
-            format!("{file}:{line}: {path}: {}", e.into_inner())
-        })?;
-        for (i, h) in schedule.holds.iter().enumerate() {
-            let requests = match (&h.hold, &h.until) {
-                (Held::Request(r) | Held::Answer(r), Until::Request(u)) => vec![r, u],
-                (Held::Request(r) | Held::Answer(r), Until::Event(_)) => vec![r],
-                (Held::Event(_), Until::Request(u)) => vec![u],
-                (Held::Event(_), Until::Event(_)) => vec![],
-            };
-            for r in requests {
-                if r.resource != Resource::Events && r.name.is_none() {
-                    return Err(format!(
-                        "{file}: holds[{i}]: a request of {} needs its `name`",
-                        r.resource.as_str()
-                    ));
-                }
-            }
+/// The schedule with a scenario's names replaced by a run's real ones.
+pub fn renamed(schedule: &Schedule, names: &mut Names) -> Schedule {
+    let mut out = schedule.clone();
+    for hold in &mut out.holds {
+        match &mut hold.hold {
+            Held::Event(w) => rename_watch(names, w),
+            Held::Request(r) | Held::Answer(r) => rename_request(names, r),
         }
-        Ok(schedule)
-    }
-
-    /// The schedule with a scenario's names replaced by a run's real ones.
-    pub fn renamed(&self, names: &mut Names) -> Schedule {
-        let mut out = self.clone();
-        for hold in &mut out.holds {
-            match &mut hold.hold {
-                Held::Event(w) => rename_watch(names, w),
-                Held::Request(r) | Held::Answer(r) => rename_request(names, r),
-            }
-            match &mut hold.until {
-                Until::Event(w) => rename_watch(names, w),
-                Until::Request(r) => rename_request(names, r),
-            }
+        match &mut hold.until {
+            Until::Event(w) | Until::Arrives(w) => rename_watch(names, w),
+            Until::Request(r) | Until::Answer(r) => rename_request(names, r),
         }
-        out
     }
+    out
 }
 
 fn rename_watch(names: &mut Names, w: &mut WatchMatch) {
@@ -299,7 +150,7 @@ pub struct Steering {
     used: Vec<AtomicBool>,
     /// Per hold, the nodes seen with its held event's `removes_taint`.
     had_taint: Vec<Mutex<BTreeSet<String>>>,
-    /// Per hold, the same for its `until` event.
+    /// Per hold, the same for its `until` event (received or arriving).
     until_had_taint: Vec<Mutex<BTreeSet<String>>>,
 }
 
@@ -325,7 +176,21 @@ impl Steering {
         };
         for (hold, released) in self.holds.iter().zip(&self.released) {
             if let Until::Request(until) = &hold.until {
-                if until.matches(verb, object, body) {
+                if request_matches(until, verb, object, body) {
+                    released.send_replace(true);
+                }
+            }
+        }
+    }
+
+    /// The controller received the answer to a request: releases the holds awaiting it.
+    pub fn answered(&self, verb: &str, object: Option<&ObjectRef>, body: &Body) {
+        let Some(object) = object else {
+            return;
+        };
+        for (hold, released) in self.holds.iter().zip(&self.released) {
+            if let Until::Answer(until) = &hold.until {
+                if request_matches(until, verb, object, body) {
                     released.send_replace(true);
                 }
             }
@@ -336,7 +201,18 @@ impl Steering {
     pub fn delivered(&self, event: &Value) {
         for (i, hold) in self.holds.iter().enumerate() {
             if let Until::Event(until) = &hold.until {
-                if until.matches(event, &self.until_had_taint[i]) {
+                if watch_matches(until, event, &self.until_had_taint[i]) {
+                    self.released[i].send_replace(true);
+                }
+            }
+        }
+    }
+
+    /// The API server sent a watch event (before any hold): releases the holds awaiting it.
+    pub fn arrived(&self, event: &Value) {
+        for (i, hold) in self.holds.iter().enumerate() {
+            if let Until::Arrives(until) = &hold.until {
+                if watch_matches(until, event, &self.until_had_taint[i]) {
                     self.released[i].send_replace(true);
                 }
             }
@@ -348,7 +224,7 @@ impl Steering {
         (0..self.holds.len()).find(|&i| match &self.holds[i].hold {
             Held::Event(w) => {
                 !self.used[i].load(Ordering::SeqCst)
-                    && w.matches(event, &self.had_taint[i])
+                    && watch_matches(w, event, &self.had_taint[i])
                     && !self.used[i].swap(true, Ordering::SeqCst)
             }
             _ => false,
@@ -366,10 +242,10 @@ impl Steering {
         let object = object?;
         (0..self.holds.len()).find(|&i| match &self.holds[i].hold {
             Held::Request(r) if !answer => {
-                r.matches(verb, object, body) && !self.used[i].swap(true, Ordering::SeqCst)
+                request_matches(r, verb, object, body) && !self.used[i].swap(true, Ordering::SeqCst)
             }
             Held::Answer(r) if answer => {
-                r.matches(verb, object, body) && !self.used[i].swap(true, Ordering::SeqCst)
+                request_matches(r, verb, object, body) && !self.used[i].swap(true, Ordering::SeqCst)
             }
             _ => false,
         })
@@ -396,17 +272,7 @@ impl Steering {
     }
 
     fn describe(&self, i: usize) -> (&'static str, String, String) {
-        let hold = &self.holds[i];
-        let (kind, what) = match &hold.hold {
-            Held::Event(w) => ("event", w.describe()),
-            Held::Request(r) => ("request", r.describe()),
-            Held::Answer(r) => ("answer", format!("the answer to {}", r.describe())),
-        };
-        let until = match &hold.until {
-            Until::Request(r) => r.describe(),
-            Until::Event(w) => format!("the controller receiving {}", w.describe()),
-        };
-        (kind, what, until)
+        self.holds[i].describe()
     }
 
     /// Holds until hold `i`'s release has come, or its bound has passed; logs which. `at` is
@@ -419,6 +285,9 @@ impl Steering {
         let came = tokio::time::timeout(bound, released.wait_for(|r| *r))
             .await
             .is_ok_and(|r| r.is_ok());
+        if came && hold.settle_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(hold.settle_ms)).await;
+        }
         let (held, what, until) = self.describe(i);
         log.steer(&Steered {
             hold: i,

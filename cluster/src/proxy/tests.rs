@@ -17,7 +17,7 @@ use tokio::net::TcpListener;
 
 /// An API server that answers every request with `head` and then writes `chunks`, each after
 /// its delay, and closes (a close-delimited body; chunks share their bytes). It records how many requests it received.
-async fn api_server(
+pub(super) async fn api_server(
     head: &'static str,
     chunks: Vec<(u64, Bytes)>,
 ) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
@@ -57,7 +57,7 @@ async fn api_server(
     (url, received)
 }
 
-const WATCH_HEAD: &str = "200 OK\r\nContent-Type: application/json;stream=watch";
+pub(super) const WATCH_HEAD: &str = "200 OK\r\nContent-Type: application/json;stream=watch";
 
 fn pod_event(kind: &str, rv: u64) -> Vec<u8> {
     let event = serde_json::json!({"type": kind, "object": {
@@ -72,10 +72,10 @@ fn pod_event(kind: &str, rv: u64) -> Vec<u8> {
     format!("{event}\n").into_bytes()
 }
 
-struct Run {
+pub(super) struct Run {
     proxy: Proxy,
     log: PathBuf,
-    client: Client<
+    pub(super) client: Client<
         hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,
         Full<Bytes>,
     >,
@@ -86,7 +86,7 @@ async fn start(upstream: &str, limits: Limits, name: &str) -> Run {
     start_with(upstream, limits, name, true, None).await
 }
 
-async fn start_with(
+pub(super) async fn start_with(
     upstream: &str,
     limits: Limits,
     name: &str,
@@ -129,7 +129,7 @@ async fn start_with(
 }
 
 impl Run {
-    fn request(&self, method: &str, path: &str, body: Vec<u8>) -> Request<Full<Bytes>> {
+    pub(super) fn request(&self, method: &str, path: &str, body: Vec<u8>) -> Request<Full<Bytes>> {
         Request::builder()
             .method(method)
             .uri(format!("{}{path}", self.proxy.url()))
@@ -140,7 +140,7 @@ impl Run {
     }
 
     /// The log's lines, once the proxy has stopped.
-    fn stop(self) -> Vec<Value> {
+    pub(super) fn stop(self) -> Vec<Value> {
         self.proxy.stop().unwrap();
         let text = std::fs::read_to_string(&self.log).unwrap();
         let _ = std::fs::remove_file(&self.log);

@@ -7,7 +7,8 @@
 //!   and `Taint.ToString`.
 //! * [`scenario`]: scenarios (what the runtime, the real control plane and `expect` run);
 //!   [`trace`]: the observable trace (TRACE-*); [`recording`]: kubectl watch recordings and
-//!   audit logs made into traces (IMPORT-*).
+//!   audit logs made into traces (IMPORT-*); [`schedule`]: the proxy's steering schedules
+//!   (PROXY-8).
 //! * [`properties`]: the names of the built-in properties and the vocabulary of user-defined
 //!   ones, as configurations and scenarios declare them.
 //! * [`limits`]: the bounds on every input (specs/limits.md).
@@ -23,6 +24,7 @@ pub mod manifest;
 pub mod properties;
 pub mod recording;
 pub mod scenario;
+pub mod schedule;
 pub mod taint_syntax;
 pub mod trace;
 pub mod validate;

@@ -53,6 +53,7 @@ pub mod minimize;
 pub mod outcome;
 pub mod partition;
 pub mod properties;
+pub mod realtime;
 pub mod reduction;
 mod rename_memo;
 pub mod replay;

@@ -234,7 +234,11 @@ fn status_write(before: &SysState, after: &SysState, id: RequestId) -> bool {
 }
 
 /// The environment's operation as what it writes, read from the state after it.
-fn env_input(op: &EnvOp, after: &SysState, fails: Option<(RequestVerb, PodKey)>) -> EnvInput {
+pub(super) fn env_input(
+    op: &EnvOp,
+    after: &SysState,
+    fails: Option<(RequestVerb, PodKey)>,
+) -> EnvInput {
     let node = |name: &NodeName| after.api.nodes.get(name).map(|n| n.node.clone());
     let pod = |key: &PodKey| after.api.pods.get(key).map(|p| p.pod.clone());
     match op {

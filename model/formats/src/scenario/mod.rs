@@ -11,6 +11,7 @@ mod ops;
 mod read;
 #[cfg(test)]
 mod tests;
+pub mod write;
 
 use crate::taint_syntax::TaintSpec;
 use crate::trace::{RequestVerb, ResponseResult};

@@ -1,0 +1,133 @@
+//! The scenarios and schedules made from counterexamples: the races the project reproduced by
+//! hand come out as the hand-written schedules did, paths no hold can order are refused with
+//! the steps that say why, and every counterexample of the built-in configurations is made
+//! into a scenario its reader accepts or refused (never a panic).
+
+use super::*;
+use crate::check::config::{CheckConfig, BUILTIN};
+use crate::check::shortest;
+use stateright::Model;
+use taintcheck_core::profile::Profile;
+use taintcheck_formats::scenario::parse_scenario;
+
+fn counterexample(config: &str, profile: &str, id: &str) -> (TaintSys, Trace) {
+    let model = TaintSys::at_cutoff(
+        Profile::by_name(profile).expect("a profile"),
+        CheckConfig::builtin(config).expect("a built-in configuration"),
+    );
+    let name = crate::check::issue::property(id).expect("a property").name;
+    let path = shortest::counterexamples(&model, &[name])
+        .remove(name)
+        .expect("violated");
+    let trace = Trace::of(&model, &path);
+    (model, trace)
+}
+
+fn request(verb: &str, pod: &str, subresource: Option<&str>) -> RequestMatch {
+    RequestMatch {
+        verb: verb.into(),
+        resource: Resource::Pods,
+        namespace: Some("default".into()),
+        name: Some(pod.into()),
+        subresource: subresource.map(Into::into),
+        message: None,
+    }
+}
+
+#[test]
+fn n1_holds_the_patch_answer_until_the_untaint_has_reached_the_controller() {
+    let (model, trace) = counterexample("timer-vs-cancel", "latest", "EVICT-1");
+    let rt = realtime(&model, &trace, "EVICT-1").unwrap();
+    assert_eq!(
+        rt.schedule.holds,
+        vec![Hold {
+            hold: Held::Answer(request("patch", "p1", Some("status"))),
+            until: Until::Event(WatchMatch {
+                removes_taint: Some("k".into()),
+                ..node_watch(&NodeName::from("n1"), "MODIFIED")
+            }),
+            at_most_ms: HOLD_MS,
+            settle_ms: SETTLE_MS,
+        }]
+    );
+    let scenario = parse_scenario("n1.yaml", &rt.scenario).expect("a valid scenario");
+    assert_eq!(scenario.name, "timer-vs-cancel-evict-1");
+    // The taint at the origin; the untaint after the controller's acts of its instant (1 s).
+    assert!(rt
+        .scenario
+        .contains(r#"{"at":"1.000s","taint":"n1 k:NoExecute"}"#));
+    assert!(rt
+        .scenario
+        .contains(r#"{"at":"2.150s","taint":"n1 k:NoExecute-"}"#));
+}
+
+#[test]
+fn uid1_holds_the_delete_until_the_successor_exists_and_the_successor_until_the_answer() {
+    let (model, trace) = counterexample("same-name-successor", "latest", "UID-1");
+    let rt = realtime(&model, &trace, "UID-1").unwrap();
+    let successor = WatchMatch {
+        resource: Resource::Pods,
+        namespace: Some("default".into()),
+        name: "p1".into(),
+        kind: Some("ADDED".into()),
+        node: Some("n1".into()),
+        removes_taint: None,
+        successor: true,
+    };
+    let holds: Vec<(Held, Until)> = rt
+        .schedule
+        .holds
+        .iter()
+        .map(|h| (h.hold.clone(), h.until.clone()))
+        .collect();
+    assert!(holds.contains(&(
+        Held::Request(request("delete", "p1", None)),
+        Until::Arrives(successor.clone())
+    )));
+    assert!(holds.contains(&(
+        Held::Event(successor),
+        Until::Answer(request("delete", "p1", None))
+    )));
+    assert_eq!(holds.len(), 2, "{holds:?}");
+}
+
+#[test]
+fn a_change_between_two_steps_of_a_work_that_sends_nothing_between_is_refused() {
+    // 1.18's work deletes right after it starts: the untaint cannot be put in between.
+    let (model, trace) = counterexample("timer-vs-cancel", "v1.18", "EVICT-1");
+    let e = realtime(&model, &trace, "EVICT-1").unwrap_err();
+    assert!(
+        e.starts_with("cannot be forced from outside the controller"),
+        "{e}"
+    );
+    assert!(e.contains("remove taint k:NoExecute"), "{e}");
+}
+
+#[test]
+fn every_counterexample_of_the_built_in_configurations_is_a_scenario_or_refused() {
+    let mut made = 0;
+    for (config, _) in BUILTIN {
+        for profile in ["latest", "v1.18", "fixed"] {
+            let model = TaintSys::at_cutoff(
+                Profile::by_name(profile).unwrap(),
+                CheckConfig::builtin(config).unwrap(),
+            );
+            let names: Vec<&'static str> = model.properties().iter().map(|p| p.name).collect();
+            for (name, path) in shortest::counterexamples(&model, &names) {
+                let trace = Trace::of(&model, &path);
+                let id = crate::check::issue::property(name).map_or(name, |p| p.id);
+                let Ok(rt) = realtime(&model, &trace, id) else {
+                    continue;
+                };
+                let file = format!("{config}-{profile}-{id}.yaml");
+                if let Err(e) = parse_scenario(&file, &rt.scenario) {
+                    panic!("{file}: {e}\n{}", rt.scenario);
+                }
+                let again = Schedule::parse("s.json", &rt.schedule.to_json()).unwrap();
+                assert_eq!(again, rt.schedule, "{file}");
+                made += 1;
+            }
+        }
+    }
+    assert!(made >= 60, "only {made} counterexamples became scenarios");
+}
