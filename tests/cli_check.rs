@@ -299,6 +299,57 @@ fn itf_traces_read_back_with_a_state_per_step() {
     assert_eq!(files, 5);
 }
 
+/// `--schedule-out`: each counterexample as a scenario the scenario reader accepts and a schedule
+/// the proxy reads (PROXY-11); one made on 1.18, whose work sends nothing between its start and
+/// its DELETE, is refused on stderr with the steps that say why.
+#[test]
+fn schedule_out_writes_a_scenario_and_a_schedule_per_counterexample() {
+    let dir = scratch("steer");
+    let o = taintcheck(&with(&N1, &["--schedule-out", dir.to_str().unwrap()]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for id in ["evict-1", "cancel-1", "cancel-2"] {
+        let yaml = dir.join(format!("timer-vs-cancel-{id}.yaml"));
+        let text = std::fs::read_to_string(&yaml).unwrap();
+        let scenario =
+            taintcheck_formats::scenario::parse_scenario(yaml.to_str().unwrap(), &text).unwrap();
+        assert_eq!(scenario.name, format!("timer-vs-cancel-{id}"));
+        let json = dir.join(format!("timer-vs-cancel-{id}.json"));
+        let schedule = taintcheck_formats::schedule::Schedule::parse(
+            "s.json",
+            &std::fs::read_to_string(&json).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(schedule.holds.len(), 1, "{id}: {schedule:?}");
+    }
+    let old = scratch("steer-1.18");
+    let o = taintcheck(&[
+        "check",
+        "--profile",
+        "v1.18",
+        "--config",
+        "timer-vs-cancel",
+        "--schedule-out",
+        old.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "EVICT-1: no real-time scenario: cannot be forced from outside the controller: the \
+             counterexample puts step 4 (env: remove taint k:NoExecute from node n1) between \
+             steps 3 and 6 of its work"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!old.join("timer-vs-cancel-evict-1.yaml").exists());
+    let o = taintcheck(&with(
+        &N1,
+        &["--schedule-out", dir.to_str().unwrap(), "--each-class"],
+    ));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--schedule-out: not with --each-class"));
+}
+
 #[test]
 fn json_steps_are_fields_and_sometimes_properties_carry_examples() {
     let o = taintcheck(&with(&N1, &["--json"]));

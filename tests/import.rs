@@ -622,6 +622,45 @@ fn a_bind_is_dated_by_its_binding_audit_entry() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
 
+/// A real API server answers a DELETE of a pod another client has just removed with the object
+/// as it was, without a `resourceVersion` (tests/fixtures/recordings/upstream-delete-without-
+/// version/README.md): the import orders the deletion after what came before it instead of
+/// refusing the log, and the run conforms to `fixed`, whose controller it was.
+#[test]
+fn a_delete_answered_without_a_resource_version_is_imported() {
+    let audit = "tests/fixtures/recordings/upstream-delete-without-version/audit.log";
+    let entry = std::fs::read_to_string(audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["verb"] == "delete" && e["user"]["username"] != "admin")
+        .expect("the controller's DELETE");
+    assert!(entry["responseObject"]["metadata"]["resourceVersion"].is_null());
+    let trace = scratch("delete-without-version.ndjson");
+    let path = trace.display().to_string();
+    let out = taintcheck(&["import", audit, "-o", &path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let kinds: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["kind"].to_string())
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "\"pod_deleted\"").count(),
+        2,
+        "{text}"
+    );
+    let out = taintcheck(&[
+        "conform",
+        &path,
+        "--profile",
+        "fixed",
+        "--latency-bound-ms",
+        "500",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
 /// Real runs in which upstream's controller acted on a write before the API server answered it
 /// (tests/fixtures/recordings/upstream-race/README.md): a write is dated when it was received,
 /// the earliest instant a watch can show it (IMPORT-4), so each trace conforms to its release.

@@ -101,7 +101,23 @@ fn reproduce_names_bad_input_and_exits_2() {
         stderr(&out)
     );
 
-    // A shortest counterexample no hold can order is refused before anything runs.
+    // A shortest counterexample no hold can order is refused before anything runs, and so is
+    // one of a configuration whose client rate limit the harness does not give the controller.
+    let out = taintcheck(&[
+        "reproduce",
+        "EVICT-1",
+        "--config",
+        "default",
+        "--ours",
+        "v1.18",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("cannot be forced from outside the controller: the counterexample puts step"),
+        "{}",
+        stderr(&out)
+    );
     let out = taintcheck(&[
         "reproduce",
         "EVICT-1",
@@ -112,7 +128,7 @@ fn reproduce_names_bad_input_and_exits_2() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("cannot be forced from outside the controller: the path puts step"),
+        stderr(&out).contains("limits the controller's client to its own token bucket"),
         "{}",
         stderr(&out)
     );

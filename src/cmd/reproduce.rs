@@ -146,6 +146,12 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
             trace.as_ref(),
         )?,
     };
+    // A derived scenario written to a temporary directory goes when the run is over.
+    let scratch = Scratch(
+        (entry.and_then(|e| e.scenario.as_ref()).is_none() && args.keep.is_none())
+            .then(|| scenario.parent().map(Path::to_path_buf))
+            .flatten(),
+    );
     if !args.json {
         match &trace {
             Some(t) => {
@@ -239,12 +245,32 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
         wall_ms: report.wall_ms,
         command,
     };
-    print(args, &out, &scenario, schedule.as_deref(), &proxy.trace);
+    // A scenario made in a temporary directory is named by what it is, not by a path that is
+    // gone when the command ends.
+    let shown = match &scratch.0 {
+        Some(_) => "the counterexample's scenario and schedule (PROXY-11)".to_string(),
+        None => match &schedule {
+            Some(s) => format!("{} steered by {}", scenario.display(), s.display()),
+            None => scenario.display().to_string(),
+        },
+    };
+    print(args, &out, &shown, &proxy.trace);
     Ok(if agrees && out.conforms {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// A temporary directory, removed when dropped.
+struct Scratch(Option<PathBuf>);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.0 {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 /// The scenario and schedule made from a counterexample (PROXY-11): the run's profile's, or,
@@ -312,23 +338,15 @@ fn derived(
     Ok((scenario, Some(schedule), notes))
 }
 
-fn print(
-    args: &ReproduceArgs,
-    o: &Verdict,
-    scenario: &Path,
-    schedule: Option<&Path>,
-    trace: &Option<String>,
-) {
+fn print(args: &ReproduceArgs, o: &Verdict, run: &str, trace: &Option<String>) {
     if args.json {
         outln!("{}", serde_json::to_string(o).unwrap_or_default());
         return;
     }
     outln!(
-        "real: {} ({}) through the proxy on a real kube-apiserver: {}{}, {:.1} s",
+        "real: {} ({}) through the proxy on a real kube-apiserver: {run}, {:.1} s",
         o.controller,
         o.profile,
-        scenario.display(),
-        schedule.map_or(String::new(), |s| format!(" steered by {}", s.display())),
         o.wall_ms as f64 / 1000.0
     );
     for s in &o.steering {

@@ -257,6 +257,9 @@ pub(crate) enum Rank {
 #[derive(Default)]
 pub(crate) struct Collected {
     pub changes: Vec<Change>,
+    /// The highest resourceVersion an audit entry has shown so far (a deletion logged without
+    /// one comes after it).
+    pub max_version: u64,
     /// Controller outputs, with their instants (Unix milliseconds).
     pub outputs: Vec<(Stamp, Rank, TraceEvent)>,
     pub skipped: BTreeMap<Skip, usize>,

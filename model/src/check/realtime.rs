@@ -110,6 +110,14 @@ pub fn realtime(model: &TaintSys, trace: &Trace, property: &str) -> Result<RealT
             model.config.name
         ));
     }
+    if model.config.rate_limit.is_some() {
+        return Err(format!(
+            "`{}` limits the controller's client to its own token bucket: the harness runs \
+             every controller with kube-controller-manager's (20 requests/s, burst 30), which \
+             a path this short never meets (HARNESS-6)",
+            model.config.name
+        ));
+    }
     let initial = trace.states.first().ok_or("an empty path")?;
     let mut notes = Vec::new();
     let acts = acts(model, trace)?;
@@ -322,9 +330,9 @@ fn forcible(trace: &Trace, acts: &[Act]) -> Result<(), String> {
             (p + 1..k).find(|&e| matches!(acts[e], Act::Env { .. })),
         ) {
             return Err(format!(
-                "cannot be forced from outside the controller: the path puts step {} ({}) \
-                 between steps {} and {} of its work, which sends nothing in between that the \
-                 proxy could hold",
+                "cannot be forced from outside the controller: the counterexample puts step {} \
+                 ({}) between steps {} and {} of its work, which sends nothing in between that \
+                 the proxy could hold",
                 e + 1,
                 trace.steps[e].action,
                 p + 1,

@@ -152,11 +152,22 @@ fn write(
         c.skip(Skip::FailedWrite);
         return Ok(());
     }
-    let response = v.get("responseObject").unwrap_or(&Value::Null);
-    let Some(object) = object(response).map_err(|e| format!("responseObject.{e}"))? else {
+    let mut response = v.get("responseObject").cloned().unwrap_or(Value::Null);
+    // The API server may answer a DELETE that removed the pod at once with the object as it
+    // was, without a resourceVersion: the deletion comes after every version logged before it.
+    if verb == "delete" && response.pointer("/metadata/resourceVersion").is_none() {
+        if let Some(meta) = response.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert(
+                "resourceVersion".into(),
+                Value::String(c.max_version.to_string()),
+            );
+        }
+    }
+    let Some(object) = object(&response).map_err(|e| format!("responseObject.{e}"))? else {
         c.skip(Skip::NoObject);
         return Ok(());
     };
+    c.max_version = c.max_version.max(object.resource_version());
     // A DELETE's response is the object: still there (Terminating) while a grace period runs.
     let gone = verb == "delete"
         && match &object {
@@ -216,6 +227,7 @@ fn read(c: &mut Collected, v: &Value, code: i64, done: Stamp) -> Result<(), Stri
     };
     for (path, item) in items {
         if let Some(object) = object(&item).map_err(|e| format!("{path}.{e}"))? {
+            c.max_version = c.max_version.max(object.resource_version());
             c.changes.push(Change {
                 object,
                 gone: false,
