@@ -3,12 +3,15 @@
 //! the steps that say why, and every counterexample of the built-in configurations is made
 //! into a scenario its reader accepts or refused (never a panic).
 
+use super::acts::node_watch;
 use super::*;
 use crate::check::config::{CheckConfig, BUILTIN};
 use crate::check::shortest;
 use stateright::Model;
+use taintcheck_core::api::NodeName;
 use taintcheck_core::profile::Profile;
 use taintcheck_formats::scenario::parse_scenario;
+use taintcheck_formats::schedule::{Held, Hold, RequestMatch, Resource, Until, WatchMatch};
 
 fn counterexample(config: &str, profile: &str, id: &str) -> (TaintSys, Trace) {
     let model = TaintSys::at_cutoff(
