@@ -20,8 +20,9 @@ use crate::schedule::Gate;
 use crate::sync::{lock, spawn, thread, wait, Arc, AtomicBool, Condvar, Mutex, Ordering};
 use crate::timers::{TimerHandle, TimerService};
 use crate::world::{PodEvent, World};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashSet};
 use taintcheck_core::api::{Node, Pod, PodKey};
+use taintcheck_core::fx::FxBuild;
 use taintcheck_core::time::Time;
 use taintcheck_core::{
     Actor, ApiRequest, ClusterView, Config, Controller as Core, Effect, Immediate, Step, TimerId,
@@ -54,8 +55,9 @@ struct State {
     core: Core,
     /// The timer service's handle for each armed core timer.
     armed: BTreeMap<TimerId, TimerHandle>,
-    /// Work steps (starts, completions) already handed to the timer service.
-    scheduled: BTreeSet<Step>,
+    /// Work steps (starts, completions) already handed to the timer service; only asked
+    /// whether it holds a step, so hashed.
+    scheduled: HashSet<Step, FxBuild>,
     /// Whether the dispatchers and workers have something to do; counted as one item of the
     /// timer service's activity while true (RT-TIMER-2).
     active: bool,
@@ -63,6 +65,9 @@ struct State {
     /// The step each thread (by [`slot`]) runs next, as the core offered it after its last
     /// change: worked out once per change, not by every thread on every wake-up.
     next: Vec<Option<Step>>,
+    /// Which threads (by [`slot`]) wait on their condition variable: only those are notified,
+    /// a notification being a system call even when nobody waits.
+    parked: Vec<bool>,
 }
 
 /// What the incarnation shares between its threads.
@@ -70,12 +75,16 @@ struct Shared {
     timers: TimerService,
     world: std::sync::Arc<dyn World>,
     recorder: Recorder,
-    informers: Mutex<Option<Informers>>,
+    /// Set once, before any thread starts; read on every step without a lock.
+    informers: std::sync::OnceLock<Informers>,
     state: Mutex<State>,
     /// One per thread (by [`slot`]), signalled when the core offers that thread a step or the
     /// incarnation stops: waking every thread on every change cost ten context switches per
     /// step in the storm.
     wake: Vec<Condvar>,
+    /// One per thread: set while the core offers that thread a step, so that a thread that has
+    /// just finished one can see the next one coming without going to sleep (see [`spin_until`]).
+    offered: Vec<AtomicBool>,
     /// On a serial virtual clock one step runs at a time, in a fixed order, so that runs are
     /// reproducible (the shuttle tests explore the concurrent interleavings instead).
     serial: bool,
@@ -156,7 +165,7 @@ impl Controller {
             timers: timers.clone(),
             world: env.world.clone(),
             recorder: env.recorder.clone(),
-            informers: Mutex::new(None),
+            informers: std::sync::OnceLock::new(),
             state: Mutex::new(State {
                 core: {
                     let mut core = Core::new(config);
@@ -164,13 +173,17 @@ impl Controller {
                     core
                 },
                 armed: BTreeMap::new(),
-                scheduled: BTreeSet::new(),
+                scheduled: HashSet::default(),
                 active: false,
                 stopped: false,
                 next: vec![None; slot(Actor::Worker(workers))],
+                parked: vec![false; slot(Actor::Worker(workers))],
             }),
             wake: (0..slot(Actor::Worker(workers)))
                 .map(|_| Condvar::new())
+                .collect(),
+            offered: (0..slot(Actor::Worker(workers)))
+                .map(|_| AtomicBool::new(false))
                 .collect(),
             serial: timers.clock().as_virtual().is_some_and(|v| v.is_serial()),
             probe,
@@ -185,7 +198,9 @@ impl Controller {
             env.lags,
             Box::new(move |nodes, pods, now| observer.observed(nodes, pods, now)),
         );
-        *lock(&shared.informers) = Some(informers);
+        if shared.informers.set(informers).is_err() {
+            unreachable!("the informers are set once, here");
+        }
 
         let mut actors = vec![Actor::NodeDispatcher, Actor::PodDispatcher];
         actors.extend((0..workers).map(Actor::Worker));
@@ -207,7 +222,7 @@ impl Controller {
 
     /// The informers (scenario operations change their lag or break their watch).
     pub fn informers(&self) -> Informers {
-        self.shared.informers()
+        self.shared.informers().clone()
     }
 
     /// Whether a scenario's controller restart keeps this incarnation (a mutant's memory).
@@ -258,9 +273,9 @@ pub(crate) struct Env<'a> {
 }
 
 impl Shared {
-    fn informers(&self) -> Informers {
-        lock(&self.informers)
-            .clone()
+    fn informers(&self) -> &Informers {
+        self.informers
+            .get()
             .expect("informers are set before any thread starts")
     }
 
@@ -301,10 +316,15 @@ impl Shared {
         }
         let me = slot(actor);
         loop {
+            spin_until(|| {
+                self.offered[me].load(Ordering::Acquire) || self.halted.load(Ordering::Acquire)
+            });
             {
                 let mut s = lock(&self.state);
                 while !s.stopped && s.next[me].is_none() {
+                    s.parked[me] = true;
                     s = wait(&self.wake[me], s);
+                    s.parked[me] = false;
                 }
                 if s.stopped {
                     return;
@@ -376,9 +396,10 @@ impl Shared {
                 }
             }
         }
-        for (wake, next) in self.wake.iter().zip(&s.next) {
-            if next.is_some() {
-                wake.notify_one();
+        for (at, next) in s.next.iter().enumerate() {
+            self.offered[at].store(next.is_some(), Ordering::Release);
+            if next.is_some() && s.parked[at] {
+                self.wake[at].notify_one();
             }
         }
     }
@@ -587,6 +608,31 @@ impl Shared {
         }
     }
 }
+
+/// Spins a few microseconds until `ready` holds, before a thread parks on its condition
+/// variable. A dispatcher feeding a worker through a one-slot channel hands over one item at a
+/// time; parking and waking an OS thread for each cost two context switches per item, most of
+/// the storm's time (`docs/benchmarks.md`). Under shuttle, where threads are simulated, it
+/// returns at once.
+fn spin_until(ready: impl Fn() -> bool) {
+    #[cfg(not(feature = "shuttle"))]
+    for i in 0..SPINS {
+        if ready() {
+            return;
+        }
+        if i % 64 == 63 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+    #[cfg(feature = "shuttle")]
+    let _ = ready;
+}
+
+/// How long [`spin_until`] spins: about 20 µs of `pause` instructions.
+#[cfg(not(feature = "shuttle"))]
+const SPINS: u32 = 1_000;
 
 /// The index of `actor`'s thread: the node dispatcher, the pod dispatcher, then the workers.
 fn slot(actor: Actor) -> usize {

@@ -48,11 +48,17 @@ struct State {
     stopped: bool,
     /// Virtual clock only: nothing in flight and nothing armed; the run is over.
     exhausted: bool,
+    /// Whether the timer thread waits on `changed`: only then is it notified, a notification
+    /// being a system call even when nobody waits.
+    sleeping: bool,
 }
 
 struct Shared {
     state: Mutex<State>,
+    /// Wakes the timer thread.
     changed: Condvar,
+    /// Wakes [`TimerService::wait_finished`]: stopped or exhausted.
+    finished: Condvar,
     clock: Arc<dyn Clock>,
     gate: Option<Gate>,
 }
@@ -83,8 +89,10 @@ impl TimerService {
                     busy: 0,
                     stopped: false,
                     exhausted: false,
+                    sleeping: false,
                 }),
                 changed: Condvar::new(),
+                finished: Condvar::new(),
                 clock,
                 gate,
             }),
@@ -129,11 +137,12 @@ impl TimerService {
         s.exhausted = false;
         // The timer thread only looks at the earliest timer: a later one changes nothing for it,
         // and waking it anyway cost a context switch per armed eviction timer in the storm.
-        if s.armed
-            .first_key_value()
-            .is_some_and(|(first, _)| *first == handle)
+        if s.sleeping
+            && s.armed
+                .first_key_value()
+                .is_some_and(|(first, _)| *first == handle)
         {
-            self.shared.changed.notify_all();
+            self.shared.changed.notify_one();
         }
         handle
     }
@@ -164,8 +173,8 @@ impl TimerService {
             .busy
             .checked_sub(n)
             .expect("activity count went negative: an item was discounted twice");
-        if s.busy == 0 {
-            self.shared.changed.notify_all();
+        if s.busy == 0 && s.sleeping {
+            self.shared.changed.notify_one();
         }
     }
 
@@ -176,17 +185,18 @@ impl TimerService {
         s.armed.clear();
         s.labels.clear();
         self.shared.changed.notify_all();
+        self.shared.finished.notify_all();
     }
 
     /// Blocks until the service is stopped or, on a virtual clock, exhausted.
     pub fn wait_finished(&self) {
         let mut s = lock(&self.shared.state);
         while !s.stopped && !s.exhausted {
-            s = wait(&self.shared.changed, s);
+            s = wait(&self.shared.finished, s);
         }
     }
 
-    /// The timer thread's loop; returns once stopped. Spec: RT-TIMER-1 (due callbacks fire in
+    /// The timer thread's loop, run by one thread per service; returns once stopped. Spec: RT-TIMER-1 (due callbacks fire in
     /// `(fire_at, arming order)`), RT-TIMER-3 (a virtual clock jumps only when idle).
     pub fn run(&self) {
         if let Some(gate) = &self.shared.gate {
@@ -213,7 +223,7 @@ impl TimerService {
                 (Some(_), None) => {
                     if s.busy == 0 && !s.exhausted {
                         s.exhausted = true;
-                        shared.changed.notify_all();
+                        shared.finished.notify_all();
                     }
                     false
                 }
@@ -221,8 +231,7 @@ impl TimerService {
                 (None, None) => false,
             };
             if due {
-                let h = next.expect("a due timer exists");
-                let callback = s.armed.remove(&h).expect("the due timer is armed");
+                let (_, callback) = s.armed.pop_first().expect("a due timer is armed");
                 s.busy += 1;
                 drop(s);
                 callback();
@@ -230,6 +239,7 @@ impl TimerService {
                 s.busy -= 1;
                 continue;
             }
+            s.sleeping = true;
             s = match (shared.clock.as_virtual(), next) {
                 (None, Some(h)) => {
                     let sleep = system_sleep(&*shared.clock, h.fire_at);
@@ -241,6 +251,7 @@ impl TimerService {
                 }
                 _ => wait(&shared.changed, s),
             };
+            s.sleeping = false;
         }
     }
 }
