@@ -13,6 +13,10 @@
 //! * a request is held back from the API server while the path changes its object between the
 //!   request and the API server's answer, until the API server has made that change.
 //!
+//! A path that puts an environment change between two steps of a work with nothing the work
+//! waits for in between is reordered where the model allows it (rule 4, [`reorder`]), else
+//! refused.
+//!
 //! An environment operation at an instant where the controller acted first is placed
 //! [`AFTER_MS`] later, one before the controller's first act of its instant [`BEFORE_MS`]
 //! earlier; the holds keep whatever the path has after it waiting for it.
@@ -76,10 +80,27 @@ pub fn realtime(model: &TaintSys, trace: &Trace, property: &str) -> Result<RealT
             model.config.name
         ));
     }
-    let initial = trace.states.first().ok_or("an empty path")?;
+    // The path starts after the configuration's first instant (MODEL-INIT): a pod that instant
+    // deleted is not in its first state, and a real run without it would be another run (a
+    // controller that never had that pod's work).
+    if let Some(gone) = trace.states.first().and_then(|first| {
+        model
+            .config
+            .pods
+            .iter()
+            .find(|p| !first.api.pods.contains_key(&p.key()))
+    }) {
+        return Err(format!(
+            "the configuration's first instant deletes {} before the path starts (MODEL-INIT): \
+             a real run starts from the configuration, where the controller's work for it comes \
+             at the same instant as the path's first operations",
+            gone.key()
+        ));
+    }
     let mut notes = Vec::new();
-    let acts = acts(model, trace)?;
-    forcible(trace, &acts)?;
+    let (reordered, acts) = imposable(model, trace, property, &mut notes)?;
+    let trace = reordered.as_ref().unwrap_or(trace);
+    let initial = trace.states.first().ok_or("an empty path")?;
     let at = |step: usize| placement(trace, &acts, step);
 
     // The scenario: the objects untainted, their taints on at the origin, then the operations.
@@ -111,6 +132,7 @@ pub fn realtime(model: &TaintSys, trace: &Trace, property: &str) -> Result<RealT
         write_op(
             &mut w,
             op,
+            &trace.states[i],
             &trace.states[i + 1],
             &acts[i + 1..],
             instant(Duration(t)),
@@ -146,9 +168,14 @@ pub fn realtime(model: &TaintSys, trace: &Trace, property: &str) -> Result<RealT
         scenario,
         "description: {}",
         serde_json::json!(format!(
-            "The model's shortest counterexample to {property} on `{}` under {}, in real time: \
-             its clock starts at {}, the configuration's taints are put on then, and each \
-             environment operation follows at the path's instant.",
+            "{} to {property} on `{}` under {}, in real time: its clock starts at {}, the \
+             configuration's taints are put on then, and each environment operation follows at \
+             the path's instant.",
+            if reordered.is_some() {
+                "A reordering of the model's shortest counterexample"
+            } else {
+                "The model's shortest counterexample"
+            },
             model.config.name,
             model.profile.name,
             instant(Duration(ORIGIN_MS))
@@ -164,10 +191,51 @@ pub fn realtime(model: &TaintSys, trace: &Trace, property: &str) -> Result<RealT
     })
 }
 
-/// Writes the operation `op` (the state after it: `after`) at `at`; `rest`: the acts after it.
+/// At most this many reorderings of one path (rule 4): each removes one change the proxy
+/// cannot impose, and a path has a handful.
+const REORDERINGS: usize = 8;
+
+/// `trace`, or the reordering of it that the proxy can impose (rule 4, [`reorder::postponed`]),
+/// with what each step shows; `Err`: why neither can be imposed.
+fn imposable(
+    model: &TaintSys,
+    trace: &Trace,
+    property: &str,
+    notes: &mut Vec<String>,
+) -> Result<(Option<Trace>, Vec<Act>), String> {
+    let mut reordered: Option<Trace> = None;
+    for _ in 0..=REORDERINGS {
+        let current = reordered.as_ref().unwrap_or(trace);
+        let shown = acts(model, current)?;
+        let Err(u) = forcible(&shown) else {
+            return Ok((reordered, shown));
+        };
+        let Some(next) = reorder::postponed(model, current, property, &u) else {
+            return Err(u.message(current));
+        };
+        notes.push(format!(
+            "reordered (rule 4): step {} ({}) taken just before step {} of its work, after step \
+             {} ({}); the model takes this order and it still violates {property}",
+            u.from + 1,
+            current.steps[u.from].action,
+            u.to + 1,
+            u.env + 1,
+            current.steps[u.env].action,
+        ));
+        reordered = Some(next);
+    }
+    let current = reordered.as_ref().unwrap_or(trace);
+    Err(forcible(&acts(model, current)?)
+        .err()
+        .map_or_else(|| "too many reorderings".into(), |u| u.message(current)))
+}
+
+/// Writes the operation `op` (the states before and after it: `before`, `after`) at `at`;
+/// `rest`: the acts after it.
 fn write_op(
     w: &mut Writer,
     op: &EnvOp,
+    before: &SysState,
     after: &SysState,
     rest: &[Act],
     at: String,
@@ -177,6 +245,11 @@ fn write_op(
         EnvInput::DeleteNode(name) => w.delete_node(&name, at),
         EnvInput::PutPod(pod) => w.modify_pod(&pod, at),
         EnvInput::DeletePod(key) => w.delete_pod(&key, at),
+        // A successor whose predecessor the path has already deleted (the controller's DELETE)
+        // is a plain create: a real delete would find nothing.
+        EnvInput::RecreatePod(pod) if !before.api.pods.contains_key(&pod.key) => {
+            w.put_pod(&pod, false, at)
+        }
         EnvInput::RecreatePod(pod) => {
             w.delete_pod(&pod.key, at.clone());
             w.put_pod(&pod, false, at);
@@ -241,5 +314,6 @@ fn placement(trace: &Trace, acts: &[Act], i: usize) -> i64 {
 
 mod acts;
 mod holds;
+mod reorder;
 #[cfg(test)]
 mod tests;

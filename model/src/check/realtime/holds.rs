@@ -8,44 +8,76 @@ use taintcheck_core::api::PodKey;
 use taintcheck_core::{Actor, RequestId};
 use taintcheck_formats::schedule::{Held, Hold, RequestMatch, Until, WatchMatch};
 
+/// An environment change the path puts between two steps of a work that sends nothing in
+/// between: indices into the path's steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Unforcible {
+    pub env: usize,
+    /// The work's step before the change.
+    pub from: usize,
+    /// The work's next step, after it.
+    pub to: usize,
+}
+
+impl Unforcible {
+    pub(super) fn message(&self, trace: &Trace) -> String {
+        format!(
+            "cannot be forced from outside the controller: the counterexample puts step {} \
+             ({}) between steps {} and {} of its work, which sends nothing in between that \
+             the proxy could hold",
+            self.env + 1,
+            trace.steps[self.env].action,
+            self.from + 1,
+            self.to + 1
+        )
+    }
+}
+
 /// Whether every environment change the path puts between two steps of a work can be put there
 /// from outside: a work's step follows its previous one at once unless it waits for an answer
 /// the proxy can hold.
-pub(super) fn forcible(trace: &Trace, acts: &[Act]) -> Result<(), String> {
-    for (k, act) in acts.iter().enumerate() {
-        let Act::Request {
-            by: by @ Actor::Work(_),
-            ..
-        } = act
-        else {
+pub(super) fn forcible(acts: &[Act]) -> Result<(), Unforcible> {
+    for k in 0..acts.len() {
+        let Some((p, waits)) = previous_step(acts, k) else {
             continue;
         };
-        let Some(p) = acts[..k].iter().rposition(|a| match a {
-            Act::Request { by: b, .. } | Act::Internal { by: b } => b == by,
-            _ => false,
-        }) else {
-            continue;
-        };
-        let waits = acts[p + 1..k].iter().any(|a| {
-            matches!(a, Act::Answer { id, .. } if acts[..=p].iter().any(|r| matches!(r,
-                Act::Request { id: Some(x), by: b, .. } if x == id && b == by)))
-        });
         if let (false, Some(e)) = (
             waits,
             (p + 1..k).find(|&e| matches!(acts[e], Act::Env { .. })),
         ) {
-            return Err(format!(
-                "cannot be forced from outside the controller: the counterexample puts step {} \
-                 ({}) between steps {} and {} of its work, which sends nothing in between that \
-                 the proxy could hold",
-                e + 1,
-                trace.steps[e].action,
-                p + 1,
-                k + 1
-            ));
+            return Err(Unforcible {
+                env: e,
+                from: p,
+                to: k,
+            });
         }
     }
     Ok(())
+}
+
+/// If step `k` is a work's (any of its steps, those that send nothing, as its completion's map
+/// update, too) and not its first: the work's step before it, and whether the work waits in
+/// between for an answer to one of its requests, which the proxy can hold.
+pub(super) fn previous_step(acts: &[Act], k: usize) -> Option<(usize, bool)> {
+    let (Act::Request {
+        by: by @ Actor::Work(_),
+        ..
+    }
+    | Act::Internal {
+        by: by @ Actor::Work(_),
+    }) = acts.get(k)?
+    else {
+        return None;
+    };
+    let p = acts[..k].iter().rposition(|a| match a {
+        Act::Request { by: b, .. } | Act::Internal { by: b } => b == by,
+        _ => false,
+    })?;
+    let waits = acts[p + 1..k].iter().any(|a| {
+        matches!(a, Act::Answer { id, .. } if acts[..=p].iter().any(|r| matches!(r,
+            Act::Request { id: Some(x), by: b, .. } if x == id && b == by)))
+    });
+    Some((p, waits))
 }
 
 /// The holds the path's order needs.
@@ -119,9 +151,6 @@ fn answer_hold(
         _ => false,
     });
     let Some(k) = next else { return };
-    if !matches!(acts[k], Act::Request { .. }) {
-        return;
-    }
     if !acts[m + 1..k].iter().any(|a| matches!(a, Act::Env { .. })) {
         return;
     }

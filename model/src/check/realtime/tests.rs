@@ -134,3 +134,70 @@ fn every_counterexample_of_the_built_in_configurations_is_a_scenario_or_refused(
     }
     assert!(made >= 60, "only {made} counterexamples became scenarios");
 }
+
+#[test]
+fn a_work_step_before_a_change_is_taken_later_where_it_then_waits_for_a_held_answer() {
+    // R2's shape: the successor is handled between the DELETE's answer and the map update
+    // that follows it, which a real work does at once (its completion counts as a step of its
+    // own). Reordered, the work takes its answer after the successor is handled, and the
+    // proxy holds that answer until the controller has received the successor.
+    let (model, trace) = counterexample("same-name-successor", "latest", "LIVE-1");
+    let refused = forcible(&acts::acts(&model, &trace).unwrap()).unwrap_err();
+    assert!(
+        trace.steps[refused.to].action.contains("completes"),
+        "{}",
+        refused.message(&trace)
+    );
+    let rt = realtime(&model, &trace, "LIVE-1").unwrap();
+    assert!(
+        rt.notes.iter().any(|n| n.starts_with("reordered (rule 4)")),
+        "{:?}",
+        rt.notes
+    );
+    assert!(rt
+        .scenario
+        .contains("A reordering of the model's shortest counterexample"));
+    let holds: Vec<(Held, Until)> = rt
+        .schedule
+        .holds
+        .iter()
+        .map(|h| (h.hold.clone(), h.until.clone()))
+        .collect();
+    assert_eq!(
+        holds,
+        vec![(
+            Held::Answer(request("delete", "p1", None)),
+            Until::Event(WatchMatch {
+                resource: Resource::Pods,
+                namespace: Some("default".into()),
+                name: "p1".into(),
+                kind: Some("ADDED".into()),
+                node: Some("n1".into()),
+                removes_taint: None,
+                successor: true,
+            })
+        )]
+    );
+    // The predecessor is gone when the successor comes (the controller's DELETE): a create.
+    assert!(rt.scenario.contains(r#""createPod""#), "{}", rt.scenario);
+    assert!(!rt.scenario.contains("recreatePod"), "{}", rt.scenario);
+}
+
+#[test]
+fn a_reordering_that_leaves_the_moved_step_waiting_for_nothing_is_not_taken() {
+    // 1.18: taking the work's start, then the timer's firing, after the untaint would only
+    // trade the race for one inside the controller; the path stays refused.
+    let (model, trace) = counterexample("timer-vs-cancel", "v1.18", "EVICT-1");
+    let refused = forcible(&acts::acts(&model, &trace).unwrap()).unwrap_err();
+    assert!(reorder::postponed(&model, &trace, "EVICT-1", &refused).is_none());
+}
+
+#[test]
+fn a_path_after_a_first_instant_that_deleted_a_pod_is_refused() {
+    let (model, trace) = counterexample("successor-while-deleting", "latest", "UID-1");
+    let e = realtime(&model, &trace, "UID-1").unwrap_err();
+    assert!(
+        e.starts_with("the configuration's first instant deletes default/p1"),
+        "{e}"
+    );
+}
