@@ -205,7 +205,7 @@ turn parked one thread on its condition variable and woke it with a system call:
 dispatcher made half of all context switches, and every `notify` was a `futex` call even when
 nobody waited. The runtime now lets a thread that has just taken a step spin briefly (about
 1,000 `pause`s, yielding every 64) for its next step before it parks (`spin_until` in
-`impl/src/controller.rs`; not under shuttle), notifies only threads that are parked, reads the
+`impl/src/controller.rs`; on a virtual clock only, not under shuttle), notifies only threads that are parked, reads the
 informers without a lock, and the timer service notifies its thread only while it sleeps, with a
 condition variable of its own for the caller waiting for the end of the run. The storm's other
 half is the timer thread, which runs every work step, API answer and informer delivery in

@@ -85,6 +85,10 @@ struct Shared {
     /// One per thread: set while the core offers that thread a step, so that a thread that has
     /// just finished one can see the next one coming without going to sleep (see [`spin_until`]).
     offered: Vec<AtomicBool>,
+    /// Whether a thread spins for its next step before it parks: on a virtual clock only, where
+    /// steps come back to back; on a real clock they are far apart and the spin would only take
+    /// the CPU from the API server the controller shares the machine with.
+    spin: bool,
     /// On a serial virtual clock one step runs at a time, in a fixed order, so that runs are
     /// reproducible (the shuttle tests explore the concurrent interleavings instead).
     serial: bool,
@@ -186,6 +190,7 @@ impl Controller {
                 .map(|_| AtomicBool::new(false))
                 .collect(),
             serial: timers.clock().as_virtual().is_some_and(|v| v.is_serial()),
+            spin: timers.clock().as_virtual().is_some(),
             probe,
             mutant,
             jitter: env.jitter.clone(),
@@ -316,9 +321,11 @@ impl Shared {
         }
         let me = slot(actor);
         loop {
-            spin_until(|| {
-                self.offered[me].load(Ordering::Acquire) || self.halted.load(Ordering::Acquire)
-            });
+            if self.spin {
+                spin_until(|| {
+                    self.offered[me].load(Ordering::Acquire) || self.halted.load(Ordering::Acquire)
+                });
+            }
             {
                 let mut s = lock(&self.state);
                 while !s.stopped && s.next[me].is_none() {
