@@ -227,7 +227,10 @@ impl TimerService {
                     }
                     false
                 }
-                (None, Some(h)) => h.fire_at <= shared.clock.now(),
+                // Whole milliseconds: an instant read at `t` may have been up to 1 ms later than
+                // `t`, so a deadline measured from it is only safely past once `now` exceeds it
+                // (RT-CLOCK-2); at `now == fire_at` a timer could fire before its span elapsed.
+                (None, Some(h)) => h.fire_at < shared.clock.now(),
                 (None, None) => false,
             };
             if due {
@@ -289,7 +292,7 @@ impl TimerService {
 
 /// How long the timer thread sleeps for a deadline on a real clock.
 fn system_sleep(clock: &dyn Clock, fire_at: Time) -> std::time::Duration {
-    let ms = (fire_at.millis() - clock.now().millis()).max(1);
+    let ms = (fire_at.millis() + 1 - clock.now().millis()).max(1);
     std::time::Duration::from_millis(ms as u64)
 }
 
