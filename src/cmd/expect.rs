@@ -18,6 +18,7 @@ use taintcheck_core::time::Duration;
 use taintcheck_formats::scenario::Scenario;
 use taintcheck_formats::trace::TraceRecord;
 use taintcheck_oracle::expect::envelope;
+use taintcheck_oracle::Error;
 use taintcheck_runtime::driver::{run_scenario_streamed, ClockKind};
 
 #[derive(Args)]
@@ -47,7 +48,18 @@ pub fn run(args: &ExpectArgs) -> Outcome {
         profile,
         bound,
     )
-    .map_err(|e| Failure::input(format!("{}: {e}", args.scenario.display())))?;
+    .map_err(|e| {
+        let why = match e {
+            // The reference run's line numbers mean nothing to the reader of a scenario.
+            Error::Inconclusive { pod, limit, at, .. } => format!(
+                "no envelope: more than {limit} states explain {pod}'s behaviours by {at} \
+                 (latency bound {} ms)",
+                bound.millis()
+            ),
+            e => e.to_string(),
+        };
+        Failure::input(format!("{}: {why}", args.scenario.display()))
+    })?;
     if args.json {
         let report = json!({
             "scenario": scenario.name,

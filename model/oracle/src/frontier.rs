@@ -325,12 +325,19 @@ impl Machine {
             seen,
             sc,
             expanded,
+            limit,
+            over,
         } = search;
         let mut visited = Visited::new(seen, self.subsume);
         visited.admit(&mut from, stack);
         let mut out = from;
         while let Some(s) = stack.pop() {
             *expanded += 1;
+            if stack.len() + out.len() > *limit {
+                *over = Some(now);
+                stack.clear();
+                break;
+            }
             if let Some((head, from)) = self.overdue(&s, now) {
                 record(death, now, head, from);
                 continue;
@@ -388,6 +395,16 @@ impl Machine {
             for s in self.settle(self.prune(batch, at), at, truth, search, death) {
                 schedule(s, at, &mut agenda, &mut arrived);
             }
+            let waiting = agenda.values().map(Vec::len).sum::<usize>() + arrived.len();
+            if search.over.is_none() && waiting > search.limit {
+                search.over = Some(at);
+            }
+            if search.over.is_some() {
+                return Vec::new();
+            }
+        }
+        if search.over.is_some() {
+            return Vec::new();
         }
         self.prune(arrived, to)
     }
@@ -432,6 +449,8 @@ impl Machine {
             seen: fingerprints,
             sc,
             expanded,
+            limit,
+            over,
         } = search;
         let mut visited = Visited::new(fingerprints, self.subsume);
         let mut from = self.prune(from, now);
@@ -441,6 +460,11 @@ impl Machine {
         let in_transit = |s: &State| s.owed.iter().any(|(_, o)| o.matches(seen));
         while let Some(mut s) = stack.pop() {
             *expanded += 1;
+            if stack.len() + out.len() > *limit {
+                *over = Some(now);
+                stack.clear();
+                return Vec::new();
+            }
             if let Some(i) = in_flight(&s) {
                 s.events.remove(i);
                 out.push(s);
@@ -581,7 +605,7 @@ fn shown(mut s: State, i: usize, seen: &Seen) -> State {
 
 /// Buffers the searches of an oracle reuse from state to state and from search to search, so
 /// that a move allocates only what its state holds. Empty between searches.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Search {
     /// States met and not yet expanded.
     stack: Vec<State>,
@@ -590,6 +614,32 @@ pub struct Search {
     sc: Scratch,
     /// States expanded by every search so far: the oracle's work, counted rather than timed.
     pub expanded: u64,
+    /// The most states a search may hold at once, met and not expanded or kept: the
+    /// frontier's own limit (`max_states`), so that the search between two lines costs no more
+    /// than the frontier at a line may (ORACLE-7).
+    limit: usize,
+    /// The instant at which a search passed `limit` and gave up: the component has no
+    /// verdict (inconclusive).
+    over: Option<Time>,
+}
+
+impl Search {
+    /// Buffers for searches that hold at most `limit` states at once.
+    pub fn new(limit: usize) -> Search {
+        Search {
+            stack: Vec::new(),
+            seen: Met::default(),
+            sc: Scratch::default(),
+            expanded: 0,
+            limit,
+            over: None,
+        }
+    }
+
+    /// The instant at which the last search passed its limit, if it did; given once.
+    pub fn gave_up(&mut self) -> Option<Time> {
+        std::mem::take(&mut self.over)
+    }
 }
 
 /// The buffers of one state's expansion.

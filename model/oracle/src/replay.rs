@@ -110,7 +110,7 @@ impl Oracle {
             clock: Clock::default(),
             share: options.share,
             waking: None,
-            search: Search::default(),
+            search: Search::new(options.max_states),
         }
     }
 

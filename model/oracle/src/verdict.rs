@@ -80,6 +80,8 @@ pub enum Error {
         pod: String,
         /// The configured limit on states (`max_states`).
         limit: usize,
+        /// The instant the frontier or its search had reached.
+        at: Time,
     },
 }
 

@@ -82,6 +82,9 @@ impl Oracle {
             self.machine
                 .advance(states, c.now, t, &self.truth, &mut self.search, &mut death);
         c.now = t;
+        if let Some(at) = self.search.gave_up() {
+            return Err(self.inconclusive(key, at));
+        }
         if c.states.is_empty() {
             let context = self.context(key, t);
             let (message, expected) = match &death {
@@ -110,6 +113,17 @@ impl Oracle {
         Ok(())
     }
 
+    /// No verdict on `key`'s pod at this line (its frontier at `at`): more than `max_states` states explain it, in
+    /// its frontier or in a search for the next one.
+    pub(super) fn inconclusive(&self, key: &PodKey, at: Time) -> Error {
+        Error::Inconclusive {
+            line: self.line,
+            pod: key.to_string(),
+            limit: self.max_states,
+            at,
+        }
+    }
+
     /// Size check and wake-up instant of a component.
     fn resize(&mut self, key: &PodKey) -> Result<()> {
         let Some(c) = self.components.get_mut(key) else {
@@ -118,11 +132,8 @@ impl Oracle {
         let n = c.states.len();
         self.summary.max_frontier = self.summary.max_frontier.max(n);
         if n > self.max_states {
-            return Err(Error::Inconclusive {
-                line: self.line,
-                pod: key.to_string(),
-                limit: self.max_states,
-            });
+            let at = c.now;
+            return Err(self.inconclusive(key, at));
         }
         let wake = c
             .states

@@ -157,6 +157,9 @@ impl Oracle {
             &mut self.search,
             &mut alternatives,
         );
+        if let Some(at) = self.search.gave_up() {
+            return Err(self.inconclusive(key, at));
+        }
         if c.states.is_empty() {
             let (message, expected) = self.context(key, t).unexplained(seen, &alternatives);
             return Err(self.violation(key, t, message, expected));
