@@ -229,6 +229,9 @@ STORM
     + "| \(.evictions | th) | \(.rate_per_second | th) | \(.p50_ms) | \(.p99_ms) | \(.max_ms) |"' \
     "$work/lateness.json"
   echo
+  echo "The p50 of about 1 ms is RT-CLOCK-2's: an eviction timer fires once the clock is past its"
+  echo "instant."
+  echo
   echo "## Conformance oracle"
   echo
   echo "The scale scenario's trace, recorded by the runtime once, then read and checked:"
@@ -251,6 +254,40 @@ STORM
   echo "prints, per trace, the exit code, the wall time, the peak memory and the oracle's largest"
   echo "frontier and pods tracked; the state counts do not move with the load, and"
   echo "\`tests/oracle_frontier.rs\` asserts them (specs/oracle.md, ORACLE-F1, ORACLE-F2)."
+  echo
+  # State counts from tests/oracle_shapes.rs (deterministic), which fails when one grows past
+  # its figure here by more than a quarter; the wall times were measured with taintcheck.
+  cat <<'FRONTIER'
+### Frontier on ordinary traces
+
+The shapes on which the frontier's explanations multiply, counted in states (the frontier
+enumerates each delivery instant within `D`, each work step within the step slack `S` and each
+request's transit within `S`, ORACLE-4, ORACLE-5, ORACLE-11). The test fails when a count grows
+past its figure here by more than a quarter. `tests/oracle_shapes.rs` counts them
+(`cargo test --release --test oracle_shapes -- --nocapture`; the shapes that do not finish are
+`#[ignore]`). Measured with `taintcheck` on a loaded two-core machine; the wall times are only
+indicative, the state counts are what to compare.
+
+| Shape | Largest frontier (states expanded) |
+|---|---|
+| Runtime traces with informer lags 100 to 300 ms and up to 100 ms of execution time per step (RT-JIT-1), 4 pods, 1 node, 3 to 6 taint changes, `D` = 300 ms, 30 per profile (`lagging_informers_and_slow_steps_raise_no_false_alarm`) | `v1.18` 147 (43,359), `latest` 43 (23,975), `fixed` 245 (41,083); 0 inconclusive, 0 false alarms |
+| `expect ut-multiple-pods.yaml` (upstream `TestUpdateNodeWithMultiplePods`), `D` = 0 / 100 ms (`expect_on_upstreams_multiple_pods_counts_its_frontier`) | `latest` 11 (12,361) / 31 (57,618); `v1.18` 2 (11,213) / 2 (71,871). CLI, `latest`: 0.06 s, 14 MB / 0.28 s, 17 MB; `D` = 300 ms 0.42 s, 22 MB; 999 ms 0.29 s, 23 MB |
+| `expect ut-multiple-pods.yaml`, `D` = 1 s, where two works' retry loops multiply (`expect_gives_up_within_its_limit_where_explanations_multiply`) | inconclusive: more than 100,000 states at once in the search at 1.02 to 1.03 s; `latest` 758 (1,559,568), `v1.18` 4 (2,097,828). CLI: `latest` 7.2 s, 498 MB; `v1.18` 9.0 s, 409 MB (before the search's bound: 6.9 GB after 60 s, no answer) |
+| `expect` on a pod evicted at once whose node then gains a second untolerated taint (`retries-after-deletion`, from `taintcheck generate --seed 1`, scenario 167), `latest`, `D` = 300 / 400 ms (`expect_on_retries_after_a_deletion_counts_its_frontier`) | 37 (34,960) / 763 (315,900). CLI: 400 ms 1.4 s, 57 MB; 500 ms 7.4 s, 127 MB |
+| `expect watch-dropped-relist.yaml`, `D` = 35 s (ignored test) | CLI: `latest` 26.7 s, 193 MB; `v1.18` 37.9 s, 247 MB |
+| Node flapping its NoExecute taint every 5 ms, untolerating pod evicted, requests 50 ms, `D` = 1 s, 1 / 2 updates (`a_flapping_taint_counts_its_frontier`) | 1 / 2 updates: `v1.18` 759 (3,438) / 1,738 (20,045); `latest` 56 (764) / 238 (3,265); `fixed` 4 (290) / 20 (514). 3,000 updates (`--ignored`): inconclusive at lines 8 to 12, 148,256 / 247,993 / 490,493 states expanded, 5.3 s and 456 MB for the three |
+
+The frontier grows with `D` in milliseconds and geometrically in the differing changes within
+`D`; symbolic times (ORACLE-4, ORACLE-5) are what would keep it small. Subsumption
+(ORACLE-SUB) drops a state whose deadlines are all no earlier than an otherwise equal state's,
+when the frontier enters an instant and within the search at an instant, and forgets when an
+ended backoff sleep ended. Against the binary before it, on the same shapes: the lagging traces
+105,394 / 29,420 / 49,964 states expanded (`v1.18` / `latest` / `fixed`), `ut-multiple-pods`
+24,256 / 131,114 under `latest` and 21,294 / 156,886 under `v1.18`, the flapping taint with 2
+updates 68,822 / 9,983 / 548, and the retry loop that made `retries-after-deletion`
+inconclusive at `D` = 400 ms (each of five 10 ms sleeps ending anywhere in `[u, u + D + S]`).
+A request's transit (ORACLE-11) costs states only on traces that observe requests.
+FRONTIER
   echo
   echo "## Core and matching"
   echo

@@ -29,6 +29,10 @@ pub type Callback = Box<dyn FnOnce() + Send>;
 pub struct TimerHandle {
     fire_at: Time,
     seq: u64,
+    /// On the system clock: armed when its instant had come (a zero delay: an answer without
+    /// latency, an eviction at once), so it fires without waiting for the next millisecond
+    /// (RT-CLOCK-2). After `seq` in the order, so it never reorders timers.
+    due_when_armed: bool,
 }
 
 impl TimerHandle {
@@ -128,9 +132,11 @@ impl TimerService {
     /// Arms `callback` to run on the timer thread at `fire_at` (at once if already past).
     pub fn arm(&self, fire_at: Time, callback: Callback) -> TimerHandle {
         let mut s = lock(&self.shared.state);
+        let clock = &self.shared.clock;
         let handle = TimerHandle {
             fire_at,
             seq: s.next_seq,
+            due_when_armed: clock.as_virtual().is_none() && fire_at <= clock.now(),
         };
         s.next_seq += 1;
         s.armed.insert(handle, callback);
@@ -212,12 +218,12 @@ impl TimerService {
             let due = match (shared.clock.as_virtual(), next) {
                 (Some(virt), Some(h)) => {
                     if h.fire_at <= virt.now() && (!virt.is_serial() || s.busy == 0) {
-                        true
+                        Some(h)
                     } else if s.busy == 0 {
                         virt.advance_to(h.fire_at);
-                        true
+                        Some(h)
                     } else {
-                        false
+                        None
                     }
                 }
                 (Some(_), None) => {
@@ -225,16 +231,29 @@ impl TimerService {
                         s.exhausted = true;
                         shared.finished.notify_all();
                     }
-                    false
+                    None
                 }
                 // Whole milliseconds: an instant read at `t` may have been up to 1 ms later than
                 // `t`, so a deadline measured from it is only safely past once `now` exceeds it
                 // (RT-CLOCK-2); at `now == fire_at` a timer could fire before its span elapsed.
-                (None, Some(h)) => h.fire_at < shared.clock.now(),
-                (None, None) => false,
+                // A timer armed when its instant had come measures no span: it is due at once,
+                // even behind one of the same instant that waits for the next millisecond.
+                (None, Some(_)) => {
+                    let now = shared.clock.now();
+                    s.armed
+                        .keys()
+                        .take_while(|h| h.fire_at <= now)
+                        .find(|h| h.due_when_armed || h.fire_at < now)
+                        .copied()
+                }
+                (None, None) => None,
             };
-            if due {
-                let (_, callback) = s.armed.pop_first().expect("a due timer is armed");
+            if let Some(h) = due {
+                let callback = match next == Some(h) {
+                    true => s.armed.pop_first().map(|(_, c)| c),
+                    false => s.armed.remove(&h),
+                }
+                .expect("a due timer is armed");
                 s.busy += 1;
                 drop(s);
                 callback();
@@ -350,5 +369,59 @@ mod tests {
         service.stop();
         thread.join().unwrap();
         assert_eq!(*lock(&log), vec![(50, "later")]);
+    }
+
+    /// On the system clock a span never ends early: a timer fires once the clock is past its
+    /// instant, not at it (RT-CLOCK-2).
+    #[test]
+    fn a_system_clock_timer_fires_once_past_its_instant() {
+        let service = TimerService::new(Arc::new(crate::clock::SystemClock::new()));
+        let runner = service.clone();
+        let thread = spawn("timers".into(), move || runner.run());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let due = service.now().plus(taintcheck_core::time::Duration(3));
+        record(&service, &log, due.millis(), "span");
+        while lock(&log).is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        service.stop();
+        thread.join().unwrap();
+        let fired = lock(&log)[0].0;
+        assert!(fired > due.millis(), "fired at {fired} ms for {due}");
+    }
+
+    /// A timer armed when its instant has come measures no span and fires at once: a chain of
+    /// 1,000 such hops (an eviction's answers and deliveries without latency) would take at
+    /// least a second if each waited for the clock to pass its instant (RT-CLOCK-2).
+    #[test]
+    fn a_system_clock_timer_armed_when_due_fires_at_once() {
+        fn hop(service: TimerService, left: usize, done: Arc<Mutex<Option<Time>>>) {
+            let now = service.now();
+            if left == 0 {
+                *lock(&done) = Some(now);
+                return;
+            }
+            let next = service.clone();
+            service.arm(now, Box::new(move || hop(next, left - 1, done)));
+        }
+        let service = TimerService::new(Arc::new(crate::clock::SystemClock::new()));
+        let runner = service.clone();
+        let thread = spawn("timers".into(), move || runner.run());
+        let done = Arc::new(Mutex::new(None));
+        let start = service.now();
+        hop(service.clone(), 1_000, done.clone());
+        let end = loop {
+            if let Some(end) = *lock(&done) {
+                break end;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
+        service.stop();
+        thread.join().unwrap();
+        assert!(
+            end.millis() - start.millis() < 1_000,
+            "1,000 hops took {} ms",
+            end.millis() - start.millis()
+        );
     }
 }
