@@ -136,7 +136,7 @@ fn lagging_informers_and_slow_steps_raise_no_false_alarm() {
     let traces = std::env::var("TAINTCHECK_LAGGING_TRACES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(30u64);
+        .unwrap_or(220u64);
     let mut failures = Vec::new();
     for profile in profiles() {
         let (mut largest, mut expanded, mut lines, mut inconclusive) = (0, 0, 0, 0);
@@ -160,11 +160,11 @@ fn lagging_informers_and_slow_steps_raise_no_false_alarm() {
              {inconclusive} inconclusive",
             LAG.0, DEFAULT_STEP_SLACK.0, profile.name
         );
-        if traces == 30 {
+        if traces == 220 {
             let measured = match profile.name {
-                "v1.18" => 43_359,
-                "latest" => 23_975,
-                _ => 41_083,
+                "v1.18" => 616_947,
+                "latest" => 486_773,
+                _ => 246_998,
             };
             within_ceiling(&format!("lagging [{}]", profile.name), expanded, measured);
         }
