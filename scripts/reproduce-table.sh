@@ -100,13 +100,19 @@ while read -r prop config race; do
       cols="$cols error: $(head -c 200 /tmp/reproduce-err | tr '\n|' '  ') |"
       continue
     fi
-    cols="$cols $(jq -r '
-      (if .reproduced and .model_steps != null
-         then "reproduced in \(.wall_ms / 1000 | floor) s (model: \(.model_steps) steps)"
-       elif (.reproduced | not) and .model_steps == null then "not seen; holds in the model"
-       elif .reproduced then "SEEN, though it holds in the model"
-       else "NOT reproduced" end)
-      + (if .conforms then "" else "; trace does not conform" end)' <<<"$json") |"
+    cell=$(jq -r '
+      if .reproduced and .model_steps != null
+        then "reproduced in \(.wall_ms / 1000 | floor) s (model: \(.model_steps) steps)"
+      elif (.reproduced | not) and .model_steps == null then "not seen; holds in the model"
+      elif .reproduced then "SEEN, though it holds in the model"
+      else "NOT reproduced" end' <<<"$json")
+    if [ "$(jq -r '.conforms' <<<"$json")" != true ]; then
+      # The oracle's verdict, kept as a footnote: a rejection is a finding to read.
+      why=$(jq -r '(.conform // .audit_conform // "no verdict recorded")
+        | if type == "string" then . else tojson end' <<<"$json" | head -c 400 | tr '\n|' '  ')
+      cell="$cell; trace does not conform ($(note "$t: $why"))"
+    fi
+    cols="$cols $cell |"
   done
   echo "$row$cols" >>"$section"
 done < <(awk '$3 != "-"' <<<"$cells"; sort -k2,2 -k1,1 <<<"$cells" | awk '$3 == "-"')

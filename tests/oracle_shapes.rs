@@ -258,8 +258,9 @@ fn expect_on_retries_after_a_deletion_counts_its_frontier() {
 /// Upstream's unit test at D = 1 s, where the explanations multiply past the frontier's limit:
 /// the pods' ADDED may then be delivered at the instant of the taints, so under `latest` pod4
 /// is handled three times and gets three works (CORE-A7 step 2 cancels a work and adds one at
-/// each handling); the two that find the pod gone retry their GET every 10 ms, each retry
-/// anywhere within `D + S` of its sleep's end. The search between two lines holds at most the
+/// each handling); those that find the pod gone retry their GET every 10 ms, each retry
+/// anywhere within `D + S` of its sleep's end, and each change of the pod its works made,
+/// delivered anywhere within `D`, adds one more work. The search between two lines holds at most the
 /// frontier's limit of states at once (ORACLE-7), so `expect` gives up as inconclusive,
 /// naming the pod and the instant, instead of growing by gigabytes a minute.
 #[test]

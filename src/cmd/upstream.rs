@@ -198,7 +198,8 @@ pub fn reports(args: &UpstreamArgs) -> Result<Vec<Report>, Failure> {
         ),
     };
     let result = run_all(args, &scenarios, &control_plane, release, profile, &dir);
-    if temporary {
+    // A run that failed keeps its files: its error names the logs to read there.
+    if temporary && result.is_ok() {
         let _ = std::fs::remove_dir_all(&dir);
     }
     result
