@@ -10,7 +10,7 @@ use super::{Limits, Upstream};
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
-use hyper::body::{Frame, Incoming};
+use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -19,8 +19,10 @@ use hyper_util::rt::TokioExecutor;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::Value;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
@@ -361,14 +363,63 @@ pub async fn serve(state: Arc<State>, req: Request<Incoming>) -> Response<Out> {
         {
             steering.wait(hold, id, &state.log).await;
         }
-        steering.answered(route.verb, object.as_ref(), &request_body);
     }
+    let releases = state.steering.as_ref().map_or_else(Vec::new, |s| {
+        s.awaiting_answer(route.verb, object.as_ref(), &request_body)
+    });
     state
         .log
         .exchange(exchange(body(&head.headers, &bytes), Timestamp::now()));
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(bytes.len()));
     head.headers = headers;
-    Response::from_parts(head, full(bytes))
+    if releases.is_empty() {
+        return Response::from_parts(head, full(bytes));
+    }
+    let answer = Announced {
+        bytes: Full::new(bytes),
+        state: state.clone(),
+        releases,
+    };
+    Response::from_parts(head, UnsyncBoxBody::new(answer))
+}
+
+/// An answer that holds awaiting it wait for (PROXY-8): they are released when the connection
+/// has taken its last byte, which hyper marks by dropping the body, so that a watch event
+/// they hold cannot reach the controller before the answer does.
+struct Announced {
+    bytes: Full<Bytes>,
+    state: Arc<State>,
+    releases: Vec<usize>,
+}
+
+impl hyper::body::Body for Announced {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        Pin::new(&mut self.bytes)
+            .poll_frame(cx)
+            .map_err(|never| match never {})
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.bytes.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.bytes.size_hint()
+    }
+}
+
+impl Drop for Announced {
+    fn drop(&mut self) {
+        if let Some(steering) = &self.state.steering {
+            steering.release(&self.releases);
+        }
+    }
 }
 
 type Sender = mpsc::Sender<Result<Frame<Bytes>, std::io::Error>>;

@@ -183,17 +183,29 @@ impl Steering {
         }
     }
 
-    /// The controller received the answer to a request: releases the holds awaiting it.
-    pub fn answered(&self, verb: &str, object: Option<&ObjectRef>, body: &Body) {
+    /// The holds awaiting the answer to this request, to be released once the controller has
+    /// it (`release`).
+    pub fn awaiting_answer(
+        &self,
+        verb: &str,
+        object: Option<&ObjectRef>,
+        body: &Body,
+    ) -> Vec<usize> {
         let Some(object) = object else {
-            return;
+            return Vec::new();
         };
-        for (hold, released) in self.holds.iter().zip(&self.released) {
-            if let Until::Answer(until) = &hold.until {
-                if request_matches(until, verb, object, body) {
-                    released.send_replace(true);
-                }
-            }
+        (0..self.holds.len())
+            .filter(|&i| {
+                matches!(&self.holds[i].until,
+                    Until::Answer(until) if request_matches(until, verb, object, body))
+            })
+            .collect()
+    }
+
+    /// Releases holds `which`.
+    pub fn release(&self, which: &[usize]) {
+        for &i in which {
+            self.released[i].send_replace(true);
         }
     }
 

@@ -22,14 +22,15 @@ fn incarnation(kind: &str, uid: &str, rv: u64) -> Bytes {
 }
 
 /// UID-1's order: the DELETE reaches the API server after it made the successor, and the
-/// controller sees the successor only after the DELETE's answer.
+/// controller sees the successor only after the DELETE's answer, with the settle the schedules
+/// made from counterexamples give (the test's client reads the two connections in two tasks).
 const SUCCESSOR: &str = r#"{"holds": [
   {"hold": {"request": {"verb": "delete", "resource": "pods", "namespace": "shop", "name": "web-0"}},
    "until": {"arrives": {"resource": "pods", "namespace": "shop", "name": "web-0", "type": "ADDED", "successor": true}},
    "at_most_ms": 10000},
   {"hold": {"event": {"resource": "pods", "namespace": "shop", "name": "web-0", "type": "ADDED", "successor": true}},
    "until": {"answer": {"verb": "delete", "resource": "pods", "namespace": "shop", "name": "web-0"}},
-   "at_most_ms": 10000}
+   "at_most_ms": 10000, "settle_ms": 5}
 ]}"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

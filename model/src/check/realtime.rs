@@ -49,6 +49,9 @@ pub const HOLD_MS: u64 = 450;
 /// model's delivery puts the event in the cache and runs the handlers at once, a real
 /// informer a moment after the bytes arrive.
 pub const SETTLE_MS: u64 = 50;
+/// How long a hold released by the controller's receiving an answer waits more: the answer and
+/// a held watch event come on two connections, which nothing orders once their bytes are out.
+pub const ANSWER_SETTLE_MS: u64 = 5;
 
 /// The path as a real-time scenario and a schedule.
 #[derive(Clone, Debug)]

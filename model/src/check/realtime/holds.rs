@@ -3,7 +3,7 @@
 
 use super::super::trace::Trace;
 use super::acts::{Act, Object};
-use super::{HOLD_MS, SETTLE_MS};
+use super::{ANSWER_SETTLE_MS, HOLD_MS, SETTLE_MS};
 use taintcheck_core::api::PodKey;
 use taintcheck_core::{Actor, RequestId};
 use taintcheck_formats::schedule::{Held, Hold, RequestMatch, Until, WatchMatch};
@@ -157,11 +157,7 @@ fn answer_hold(
     match last_sign(&acts[m + 1..k], by) {
         Some(until) => out.push(Hold {
             hold: Held::Answer(request.clone()),
-            settle_ms: if matches!(until, Until::Event(_)) {
-                SETTLE_MS
-            } else {
-                0
-            },
+            settle_ms: settle(&until),
             until,
             at_most_ms: HOLD_MS,
         }),
@@ -199,9 +195,9 @@ fn delivery_hold(
     match watch {
         Some(watch) => out.push(Hold {
             hold: Held::Event(watch.clone()),
+            settle_ms: settle(&until),
             until,
             at_most_ms: HOLD_MS,
-            settle_ms: 0,
         }),
         None => notes.push(
             "an environment change the controller sees late in the path has no watch event a \
@@ -260,6 +256,16 @@ fn request_hold(
 }
 
 /// The last thing in `between` the controller is seen doing (not `by`) or receiving.
+/// How long a hold released by `until` waits more: a request reaching the proxy has left the
+/// controller, an event or an answer is handled a moment after its bytes arrive.
+fn settle(until: &Until) -> u64 {
+    match until {
+        Until::Event(_) => SETTLE_MS,
+        Until::Answer(_) => ANSWER_SETTLE_MS,
+        Until::Request(_) | Until::Arrives(_) => 0,
+    }
+}
+
 fn last_sign(between: &[Act], by: Actor) -> Option<Until> {
     between.iter().rev().find_map(|a| match a {
         Act::Request { request, by: b, .. } if *b != by => Some(Until::Request(request.clone())),

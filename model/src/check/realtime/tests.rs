@@ -77,19 +77,21 @@ fn uid1_holds_the_delete_until_the_successor_exists_and_the_successor_until_the_
         removes_taint: None,
         successor: true,
     };
-    let holds: Vec<(Held, Until)> = rt
+    let holds: Vec<(Held, Until, u64)> = rt
         .schedule
         .holds
         .iter()
-        .map(|h| (h.hold.clone(), h.until.clone()))
+        .map(|h| (h.hold.clone(), h.until.clone(), h.settle_ms))
         .collect();
     assert!(holds.contains(&(
         Held::Request(request("delete", "p1", None)),
-        Until::Arrives(successor.clone())
+        Until::Arrives(successor.clone()),
+        0
     )));
     assert!(holds.contains(&(
         Held::Event(successor),
-        Until::Answer(request("delete", "p1", None))
+        Until::Answer(request("delete", "p1", None)),
+        ANSWER_SETTLE_MS
     )));
     assert_eq!(holds.len(), 2, "{holds:?}");
 }
