@@ -355,6 +355,13 @@ unit also keeps one core idle while the model compiles; with 16 units both cores
 
 The formats, the model and the oracle are three crates (`model/formats`, `model`,
 `model/oracle`): once the formats are built, the model and the oracle compile side by side.
+The split did not slow the model. Against a1a5d58, the last commit before it, built the same
+way (`cargo build --profile bench-release --bin taintcheck` in a worktree of that commit), in
+one sitting, three alternating runs of `taintcheck bench model --profile latest
+--symmetry-budget 1` each: every row explores the same states, in 0.95x to 1.02x the old
+binary's median time. The first row's run, counted by callgrind (`valgrind --tool=callgrind
+taintcheck check --profile latest --config default --budget 2 --strategy dfs --threads 1
+--reduction none`): 1,229.7 M instructions, against 1,232.8 M before the split.
 The CLI and the oracle build incrementally in `release` (`Cargo.toml`); the model, whose speed
 `check` users feel, does not. Measured on this 2-core machine (the crates already downloaded):
 
