@@ -13,7 +13,9 @@ use taintcheck_core::time::{Duration, Time};
 use taintcheck_formats::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
 
 /// The properties a trace can show violated.
-pub const MONITORED: [&str; 5] = ["EVICT-1", "UID-1", "CANCEL-1", "LIVE-1", "LIVE-2"];
+pub const MONITORED: [&str; 7] = [
+    "EVICT-1", "EVICT-2", "UID-1", "CANCEL-1", "CANCEL-2", "LIVE-1", "LIVE-2",
+];
 
 /// A property violated at a line of the trace.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -48,8 +50,12 @@ struct View {
     /// Incarnations the controller could have decided to evict: once on a node with a
     /// NoExecute taint they do not tolerate forever (UID-1's `decided`, seen from outside).
     decidable: BTreeSet<Uid>,
-    /// Pods with a "Cancelling deletion" and no "Marking for deletion" since (CANCEL-1).
+    /// Pods with a "Cancelling deletion" and, since, no "Marking for deletion", restart or
+    /// received change that could have made the controller decide again (CANCEL-1, CANCEL-2).
     cancelled: BTreeSet<PodKey>,
+    /// Writes after a cancel, shown unless their own work's "Marking for deletion" comes
+    /// within the slack (CANCEL-1, CANCEL-2).
+    after_cancel: Vec<Sighting>,
     /// DELETEs awaiting their answer.
     deletes: BTreeMap<u64, PodKey>,
     restarted_at: Option<Time>,
@@ -71,6 +77,7 @@ pub fn sightings(
     for (i, r) in trace.iter().enumerate() {
         let line = i + 1;
         view.overdue(r.t, line, comparison_operators, bound, &mut out);
+        view.unexplained_writes(|at| at.plus(bound) < r.t, &mut out);
         let sight = |property, pod: &PodKey, what: String| Sighting {
             property,
             line,
@@ -96,6 +103,19 @@ pub fn sightings(
                 view.pods.remove(&PodKey::new(namespace, name));
             }
             TraceEvent::Request {
+                verb: RequestVerb::Patch,
+                namespace,
+                name,
+                ..
+            } => {
+                let key = PodKey::new(namespace, name);
+                if view.cancelled.contains(&key) {
+                    let what =
+                        format!("PATCH {key} after the controller said \"Cancelling deletion\"");
+                    view.after_cancel.push(sight("CANCEL-2", &key, what));
+                }
+            }
+            TraceEvent::Request {
                 id,
                 verb: RequestVerb::Delete,
                 namespace,
@@ -105,14 +125,17 @@ pub fn sightings(
             } => {
                 let key = PodKey::new(namespace, name);
                 if view.cancelled.contains(&key) {
-                    out.push(sight(
-                        "CANCEL-1",
-                        &key,
-                        format!("DELETE {key} after the controller said \"Cancelling deletion\""),
-                    ));
+                    let what =
+                        format!("DELETE {key} after the controller said \"Cancelling deletion\"");
+                    for property in ["CANCEL-1", "CANCEL-2"] {
+                        view.after_cancel.push(sight(property, &key, what.clone()));
+                    }
                 }
                 if let Some(why) = view.unjustified(&key, uid.as_ref(), comparison_operators) {
                     out.push(sight("EVICT-1", &key, format!("DELETE {key}: {why}")));
+                }
+                if let Some(why) = view.premature(&key, uid.as_ref(), r.t, comparison_operators) {
+                    out.push(sight("EVICT-2", &key, format!("DELETE {key}: {why}")));
                 }
                 view.deletes.insert(*id, key);
             }
@@ -147,9 +170,12 @@ pub fn sightings(
             } => {
                 let key = PodKey::new(namespace, name);
                 if message.starts_with("Cancelling deletion") {
-                    view.cancelled.insert(key);
+                    if !view.exposed(&key, comparison_operators) {
+                        view.cancelled.insert(key);
+                    }
                 } else if message.starts_with("Marking for deletion") {
                     view.cancelled.remove(&key);
+                    view.after_cancel.retain(|w| w.pod != key);
                 }
             }
             TraceEvent::ControllerRestarted => {
@@ -160,6 +186,8 @@ pub fn sightings(
         }
     }
     view.overdue(end, trace.len(), comparison_operators, bound, &mut out);
+    view.unexplained_writes(|at| at.plus(bound) <= end, &mut out);
+    out.sort_by_key(|s| s.line);
     out
 }
 
@@ -186,6 +214,7 @@ impl View {
             .collect();
         for key in on_it {
             self.note_decidable(&key, comparison_operators);
+            self.reopen(&key, comparison_operators);
         }
     }
 
@@ -204,6 +233,36 @@ impl View {
             },
         );
         self.note_decidable(&pod.key, comparison_operators);
+        self.reopen(&pod.key, comparison_operators);
+    }
+
+    /// Whether the pod, as received, is on a node with a NoExecute taint it does not tolerate
+    /// forever: the controller, handling it, would decide to evict it.
+    fn exposed(&self, key: &PodKey, comparison_operators: bool) -> bool {
+        self.pods.get(key).is_some_and(|seen| {
+            self.earliest(seen, Time::ZERO, comparison_operators)
+                .is_some()
+        })
+    }
+
+    /// A received change that exposes a cancelled pod again ends the cancel's claim: the
+    /// controller may decide anew (evict now, schedule), which the model counts as ending it
+    /// and the trace cannot show.
+    fn reopen(&mut self, key: &PodKey, comparison_operators: bool) {
+        if self.cancelled.contains(key) && self.exposed(key, comparison_operators) {
+            self.cancelled.remove(key);
+        }
+    }
+
+    /// Moves to `out` the writes after a cancel whose instant `shown` says the slack has
+    /// passed without their work's "Marking for deletion": the recorder posts Events on its
+    /// own goroutine, so a new work's Event may reach the API server after its first write.
+    fn unexplained_writes(&mut self, shown: impl Fn(Time) -> bool, out: &mut Vec<Sighting>) {
+        let (due, wait): (Vec<Sighting>, Vec<Sighting>) = std::mem::take(&mut self.after_cancel)
+            .into_iter()
+            .partition(|w| shown(w.t));
+        out.extend(due);
+        self.after_cancel = wait;
     }
 
     /// When the pod's node has a NoExecute taint it does not tolerate forever: the earliest
@@ -256,6 +315,33 @@ impl View {
                     shown.join(", ")
                 )
             })
+    }
+
+    /// EVICT-2 at a DELETE of `key` sent by `now`: why it came before the pod's earliest
+    /// eviction, counted from when the controller received its taints and its binding (or from
+    /// its last restart, whose relist it received later still), or `None`. The controller
+    /// received each no earlier than the trace shows, and sent the DELETE no later, so a
+    /// DELETE before this instant was before the one its caches gave.
+    fn premature(
+        &self,
+        key: &PodKey,
+        precondition: Option<&Uid>,
+        now: Time,
+        comparison_operators: bool,
+    ) -> Option<String> {
+        let seen = self.pods.get(key).filter(|s| !s.terminating)?;
+        if precondition.is_some_and(|u| *u != seen.pod.uid) {
+            return None;
+        }
+        let floor = self.restarted_at.unwrap_or(Time::ZERO);
+        let due = self.earliest(seen, floor, comparison_operators)?;
+        (now < due).then(|| {
+            format!(
+                "sent at {} ms, before the pod's earliest eviction at {} ms",
+                now.millis(),
+                due.millis()
+            )
+        })
     }
 
     /// LIVE-1 and LIVE-2 before instant `now`: a pod still on its node past its earliest

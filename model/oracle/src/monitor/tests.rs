@@ -66,16 +66,110 @@ fn a_delete_after_the_controller_saw_the_taint_go_is_evict_1() {
     assert_eq!(seen(&t), vec![("EVICT-1", 5)]);
 }
 
+fn untaint(t: i64) -> String {
+    line(
+        t,
+        r#""kind":"node_modified","rv":4,"node":{"name":"n1","taints":[]}"#,
+    )
+}
+
+fn retaint(t: i64) -> String {
+    line(
+        t,
+        r#""kind":"node_modified","rv":6,"node":{"name":"n1","taints":[{"key":"k","value":"","effect":"NoExecute"}]}"#,
+    )
+}
+
+fn patch(t: i64, id: u64) -> String {
+    line(
+        t,
+        &format!(r#""kind":"request","id":{id},"verb":"patch","namespace":"default","name":"p""#),
+    )
+}
+
+/// A line that only moves the trace on.
+fn later(t: i64) -> String {
+    line(t, r#""kind":"note","text":"later""#)
+}
+
+/// Pod p tolerating k for 3 s on n1, the taint gone at 900 ms and deletion cancelled at 1 s.
+fn cancelled() -> Vec<String> {
+    let mut t = start("3");
+    t.push(untaint(900));
+    t.push(event(1000, "Cancelling deletion of"));
+    t
+}
+
 #[test]
-fn a_delete_after_cancelling_deletion_is_cancel_1_until_the_next_marking() {
-    let mut t = start("1");
-    t.push(event(1000, "Cancelling deletion of"));
+fn a_delete_after_cancelling_deletion_is_cancel_1_and_2_until_the_next_marking() {
+    let mut t = cancelled();
     t.push(delete(1001, 1));
-    assert_eq!(seen(&t), vec![("CANCEL-1", 5)]);
-    let mut t = start("1");
-    t.push(event(1000, "Cancelling deletion of"));
+    t.push(later(1600));
+    assert_eq!(
+        seen(&t),
+        vec![("EVICT-1", 6), ("CANCEL-1", 6), ("CANCEL-2", 6)]
+    );
+    // The work's own Marking, posted later than its DELETE but within the slack.
+    t.insert(6, event(1400, "Marking for deletion"));
+    assert_eq!(seen(&t), vec![("EVICT-1", 6)]);
+    // Marking before the DELETE ends the claim.
+    let mut t = cancelled();
     t.push(event(1001, "Marking for deletion"));
     t.push(delete(1001, 1));
+    t.push(later(1600));
+    assert_eq!(seen(&t), vec![("EVICT-1", 7)]);
+}
+
+#[test]
+fn a_patch_after_cancelling_deletion_is_cancel_2_once_the_slack_has_passed() {
+    let mut t = cancelled();
+    t.push(patch(1001, 1));
+    assert_eq!(seen(&t), vec![], "the trace ends before its Marking could");
+    t.push(later(1502));
+    assert_eq!(seen(&t), vec![("CANCEL-2", 6)]);
+}
+
+#[test]
+fn a_cancel_ends_where_the_controller_may_decide_again() {
+    // The taint back at 1.1 s: the controller may schedule the pod anew.
+    let mut t = cancelled();
+    t.push(retaint(1100));
+    t.push(patch(1200, 1));
+    t.push(later(2000));
+    assert_eq!(seen(&t), vec![]);
+    // A cancel while the received pod is exposed (1.37 cancels and adds a work at once when
+    // a pod is to be evicted now) opens no claim.
+    let mut t = start("0");
+    t.push(event(1000, "Cancelling deletion of"));
+    t.push(patch(1001, 1));
+    t.push(later(2000));
+    assert!(
+        seen(&t).iter().all(|(p, _)| !p.starts_with("CANCEL")),
+        "{:?}",
+        seen(&t)
+    );
+}
+
+#[test]
+fn a_delete_before_the_earliest_eviction_is_evict_2() {
+    // Tainted and bound at 0, tolerated 1 s: due at 1 s.
+    let mut t = start("1");
+    t.push(delete(999, 1));
+    assert_eq!(seen(&t), vec![("EVICT-2", 4)]);
+    let mut t = start("1");
+    t.push(delete(1000, 1));
+    assert_eq!(seen(&t), vec![]);
+    // A restart at 500 ms: the new incarnation received the taint no earlier, due at 1.5 s.
+    let mut t = start("1");
+    t.push(line(500, r#""kind":"controller_restarted""#));
+    t.push(delete(1200, 1));
+    assert_eq!(seen(&t), vec![("EVICT-2", 5)]);
+    // A precondition naming another incarnation, or a pod already Terminating: nothing.
+    let mut t = start("1");
+    t.push(line(
+        100,
+        r#""kind":"request","id":1,"verb":"delete","namespace":"default","name":"p","uid":"u9""#,
+    ));
     assert_eq!(seen(&t), vec![]);
 }
 
