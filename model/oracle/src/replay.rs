@@ -9,7 +9,7 @@
 use super::frontier::{Machine, Search};
 use super::output::{Observe, Seen};
 use super::state::Fault;
-use super::truth::{PodStatus, Truth};
+use super::truth::{PodStatus, TruePod, Truth};
 use super::verdict::{BadInput, Context, Error, Expected, Result, Summary, Violation};
 use super::Options;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -50,8 +50,9 @@ pub struct Oracle {
     /// after the last one it surely has: what a component sees when it comes to the node.
     node_log: BTreeMap<NodeName, VecDeque<NodeChange>>,
     wakes: BTreeSet<(Time, PodKey)>,
-    /// Requests the trace sent and has not answered yet: which pod they are for.
-    requests: BTreeMap<u64, (PodKey, Verb)>,
+    /// Requests the trace sent and has not answered yet: which pod they are for, and for a
+    /// GET the pod as stored when it was sent.
+    requests: BTreeMap<u64, (PodKey, Verb, Option<TruePod>)>,
     /// How many of `requests` each pod has (a pod with one is not forgotten).
     unanswered: HashMap<PodKey, usize, FxBuild>,
     line: usize,

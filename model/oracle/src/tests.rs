@@ -13,6 +13,7 @@ mod recordings;
 const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 
 /// A trace under construction.
+#[derive(Clone)]
 struct T {
     records: Vec<TraceRecord>,
     next_id: u64,
@@ -310,6 +311,50 @@ fn bad_input_names_the_line() {
     let backwards = T::new(None).node(5, &[], true).node(4, &[], false);
     match backwards.check(Profile::latest(), 0, None) {
         Err(Error::BadInput(b)) => assert_eq!(b.line, 3),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_get_answered_late_may_show_the_pod_as_it_was_when_sent() {
+    let request = TraceEvent::Request {
+        id: 1,
+        verb: RequestVerb::Get,
+        namespace: "default".into(),
+        name: "web-0".into(),
+        uid: None,
+        node: None,
+        resource_version: None,
+    };
+    let gone = TraceEvent::PodDeleted {
+        rv: 9,
+        namespace: "default".into(),
+        name: "web-0".into(),
+        uid: Uid("u1".into()),
+    };
+    let answer = TraceEvent::Response {
+        id: 1,
+        result: ResponseResult::Ok,
+        uid: Some(Uid("u1".into())),
+        resource_version: Some(taintcheck_core::api::ResourceVersion(2)),
+    };
+    let marked = tainted_at_2s().event(302_000, "Marking for deletion Pod default/web-0");
+    // Sent before the pod went: the API server may have read it then (a proxy held the
+    // answer back, PROXY-8).
+    marked
+        .clone()
+        .at(302_000, request.clone())
+        .at(302_100, gone.clone())
+        .at(302_150, answer.clone())
+        .check(Profile::latest(), 500, Some(302_150))
+        .unwrap();
+    // Sent after: no instant of the exchange shows the pod.
+    let late = marked
+        .at(302_100, gone)
+        .at(302_120, request)
+        .at(302_150, answer);
+    match late.check(Profile::latest(), 500, Some(302_150)) {
+        Err(Error::BadInput(b)) => assert!(b.message.contains("fetched"), "{}", b.message),
         other => panic!("{other:?}"),
     }
 }

@@ -3,6 +3,7 @@
 
 use super::Oracle;
 use crate::output::{Output, Seen};
+use crate::truth::TruePod;
 use crate::verdict::{self, Expected, Result};
 use std::sync::Arc;
 use taintcheck_core::api::{Node, Pod, PodKey, ResourceVersion, Uid};
@@ -29,25 +30,30 @@ impl Oracle {
             throttle.seen(t);
         }
         *self.unanswered.entry(pod.clone()).or_default() += 1;
-        self.requests.insert(id, (pod, verb));
+        let at_send = match verb {
+            Verb::Get => self.truth.pods.get(&pod).cloned(),
+            _ => None,
+        };
+        self.requests.insert(id, (pod, verb, at_send));
         Ok(())
     }
 
     /// Removes the unanswered request `id`.
-    fn take_request(&mut self, id: u64) -> Option<(PodKey, Verb)> {
-        let (key, verb) = self.requests.remove(&id)?;
+    fn take_request(&mut self, id: u64) -> Option<(PodKey, Verb, Option<TruePod>)> {
+        let (key, verb, at_send) = self.requests.remove(&id)?;
         if let Some(n) = self.unanswered.get_mut(&key) {
             *n -= 1;
             if *n == 0 {
                 self.unanswered.remove(&key);
             }
         }
-        Some((key, verb))
+        Some((key, verb, at_send))
     }
 
     /// The answer to a request the trace shows, built from the response line and the API state
-    /// the trace shows at that instant (a GET returns the object as stored; a PATCH's new
-    /// resourceVersion is the response's, else the stored pod's).
+    /// the trace shows at that instant (a GET returns the object as stored, or as it was stored
+    /// when the GET was sent: the API server may have read it then and the answer come later;
+    /// a PATCH's new resourceVersion is the response's, else the stored pod's).
     pub(super) fn response(
         &mut self,
         id: u64,
@@ -56,14 +62,22 @@ impl Oracle {
         version: Option<ResourceVersion>,
         t: Time,
     ) -> Result<()> {
-        let Some((key, verb)) = self.take_request(id) else {
+        let Some((key, verb, at_send)) = self.take_request(id) else {
             return Err(self.bad(&format!(
                 "id: response to request #{id}, which the trace did not send (or answered already)"
             )));
         };
         self.advance(&key, t)?;
         let stored = self.truth.pods.get(&key);
-        let fetched = stored.filter(|p| uid.as_ref().is_none_or(|u| *u == p.pod.uid));
+        let shows = |p: &&TruePod| uid.as_ref().is_none_or(|u| *u == p.pod.uid);
+        let same_version = |p: &&TruePod| version.is_none_or(|v| v == p.version);
+        let fetched = [stored, at_send.as_ref()]
+            .into_iter()
+            .flatten()
+            .filter(shows)
+            .find(same_version)
+            .or_else(|| stored.filter(shows))
+            .or_else(|| at_send.as_ref().filter(shows));
         match (result, &verb) {
             (ResponseResult::Ok, Verb::Get) if fetched.is_none() => {
                 return Err(self.bad(&format!(
