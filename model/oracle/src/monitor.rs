@@ -54,8 +54,9 @@ struct View {
     /// received change that could have made the controller decide again (CANCEL-1, CANCEL-2).
     cancelled: BTreeSet<PodKey>,
     /// Writes after a cancel, shown unless their own work's "Marking for deletion" comes
-    /// within the slack (CANCEL-1, CANCEL-2).
-    after_cancel: Vec<Sighting>,
+    /// within the slack (CANCEL-1, CANCEL-2), with the incarnation received when each was
+    /// sent: a Marking that comes once another incarnation has been received is that one's.
+    after_cancel: Vec<(Sighting, Option<Uid>)>,
     /// DELETEs awaiting their answer.
     deletes: BTreeMap<u64, PodKey>,
     restarted_at: Option<Time>,
@@ -112,7 +113,8 @@ pub fn sightings(
                 if view.cancelled.contains(&key) {
                     let what =
                         format!("PATCH {key} after the controller said \"Cancelling deletion\"");
-                    view.after_cancel.push(sight("CANCEL-2", &key, what));
+                    let uid = view.pods.get(&key).map(|s| s.pod.uid.clone());
+                    view.after_cancel.push((sight("CANCEL-2", &key, what), uid));
                 }
             }
             TraceEvent::Request {
@@ -127,8 +129,10 @@ pub fn sightings(
                 if view.cancelled.contains(&key) {
                     let what =
                         format!("DELETE {key} after the controller said \"Cancelling deletion\"");
+                    let uid = view.pods.get(&key).map(|s| s.pod.uid.clone());
                     for property in ["CANCEL-1", "CANCEL-2"] {
-                        view.after_cancel.push(sight(property, &key, what.clone()));
+                        view.after_cancel
+                            .push((sight(property, &key, what.clone()), uid.clone()));
                     }
                 }
                 if let Some(why) = view.unjustified(&key, uid.as_ref(), comparison_operators) {
@@ -175,7 +179,9 @@ pub fn sightings(
                     }
                 } else if message.starts_with("Marking for deletion") {
                     view.cancelled.remove(&key);
-                    view.after_cancel.retain(|w| w.pod != key);
+                    let now = view.pods.get(&key).map(|s| &s.pod.uid);
+                    view.after_cancel
+                        .retain(|(w, uid)| w.pod != key || uid.as_ref() != now);
                 }
             }
             TraceEvent::ControllerRestarted => {
@@ -258,10 +264,10 @@ impl View {
     /// passed without their work's "Marking for deletion": the recorder posts Events on its
     /// own goroutine, so a new work's Event may reach the API server after its first write.
     fn unexplained_writes(&mut self, shown: impl Fn(Time) -> bool, out: &mut Vec<Sighting>) {
-        let (due, wait): (Vec<Sighting>, Vec<Sighting>) = std::mem::take(&mut self.after_cancel)
+        let (due, wait): (Vec<_>, Vec<_>) = std::mem::take(&mut self.after_cancel)
             .into_iter()
-            .partition(|w| shown(w.t));
-        out.extend(due);
+            .partition(|(w, _)| shown(w.t));
+        out.extend(due.into_iter().map(|(w, _)| w));
         self.after_cancel = wait;
     }
 

@@ -121,6 +121,20 @@ fn a_delete_after_cancelling_deletion_is_cancel_1_and_2_until_the_next_marking()
 }
 
 #[test]
+fn a_successors_marking_does_not_excuse_a_write_after_the_cancel() {
+    let mut t = cancelled();
+    t.push(line(
+        1001,
+        r#""kind":"pod_deleted","rv":5,"namespace":"default","name":"p","uid":"u1""#,
+    ));
+    t.push(delete(1002, 1));
+    t.push(pod(1003, "pod_added", "u2", "n1", "3"));
+    t.push(event(1400, "Marking for deletion"));
+    t.push(later(1600));
+    assert_eq!(seen(&t), vec![("CANCEL-1", 7), ("CANCEL-2", 7)]);
+}
+
+#[test]
 fn a_patch_after_cancelling_deletion_is_cancel_2_once_the_slack_has_passed() {
     let mut t = cancelled();
     t.push(patch(1001, 1));
