@@ -19,7 +19,7 @@ out=docs/upstream.md
 releases=("$@")
 [ ${#releases[@]} -gt 0 ] || releases=(1.37.2 1.18.6)
 command -v jq >/dev/null || { echo "scripts/reproduce-table.sh: needs jq" >&2; exit 2; }
-cargo build --release --quiet
+cargo build --release --quiet --features cluster
 bin=${CARGO_TARGET_DIR:-target}/release/taintcheck
 catalogue=specs/reproductions.json
 begun=$(date +%s)

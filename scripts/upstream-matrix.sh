@@ -35,7 +35,7 @@ if [ ${#releases[@]} -eq 0 ]; then
 fi
 IFS=$'\n' releases=($(printf '%s\n' "${releases[@]}" | sort -V)); unset IFS
 
-cargo build --release --quiet
+cargo build --release --quiet --features cluster
 bin=${CARGO_TARGET_DIR:-target}/release/taintcheck
 scenarios=(specs/scenarios/realtime/*.yaml)
 rows=$(mktemp)

@@ -33,7 +33,7 @@ done
 command -v jq >/dev/null || { echo "scripts/upstream-random.sh: needs jq" >&2; exit 2; }
 
 commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' || echo "+changes")
-cargo build --release --quiet
+cargo build --release --quiet --features cluster
 bin=${CARGO_TARGET_DIR:-target}/release/taintcheck
 dir=$(mktemp -d)
 rows=$(mktemp)

@@ -38,7 +38,7 @@ fi
 [ -n "$release" ] || { echo "scripts/upstream-storm.sh: no controller in upstream/bin: run upstream/build.sh" >&2; exit 2; }
 [ "$pods" -ge "$nodes" ] && [ "$nodes" -ge 1 ] || { echo "scripts/upstream-storm.sh: need PODS >= NODES >= 1" >&2; exit 2; }
 
-cargo build --release --quiet
+cargo build --release --quiet --features cluster
 bin=${CARGO_TARGET_DIR:-target}/release/taintcheck
 if [ -n "$keep" ]; then
   mkdir -p "$keep"

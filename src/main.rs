@@ -46,24 +46,44 @@ enum Command {
     /// Run scenarios on upstream's own controller of a Kubernetes release, on a real
     /// kube-apiserver, and judge each run with `conform`, the scenario's `expect` and the
     /// envelope (needs `upstream/build.sh`'s binaries).
+    #[cfg(feature = "cluster")]
     Upstream(cmd::upstream::UpstreamArgs),
+    /// Not in this build (the `cluster` feature): upstream's own controller of a release on a real kube-apiserver.
+    #[cfg(not(feature = "cluster"))]
+    Upstream(cmd::absent::Absent),
     /// Write random real-time scenarios (small clusters, a few timed operations a real API
     /// server plays) for `upstream`, named by a seed so that a finding is one file to rerun.
     Generate(cmd::generate::GenerateArgs),
     /// Record a live cluster's pods, nodes and Events through kube-rs into a trace (one
     /// command instead of three `kubectl --watch` pipes and `import`).
+    #[cfg(feature = "cluster")]
     Record(cmd::record::RecordArgs),
+    /// Not in this build (the `cluster` feature): a live cluster recorded into a trace.
+    #[cfg(not(feature = "cluster"))]
+    Record(cmd::absent::Absent),
     /// Make a violation the model found happen on the real controller of a release, through
     /// the proxy on a real kube-apiserver, and say whether it did (specs/proxy.md, PROXY-9).
+    #[cfg(feature = "cluster")]
     Reproduce(cmd::reproduce::ReproduceArgs),
+    /// Not in this build (the `cluster` feature): a violation made to happen on the real controller of a release.
+    #[cfg(not(feature = "cluster"))]
+    Reproduce(cmd::absent::Absent),
     /// Stand between a controller and its API server: forward everything, record what the
     /// controller sent and saw, and write it as a trace (specs/proxy.md).
+    #[cfg(feature = "cluster")]
     Proxy(cmd::proxy::ProxyArgs),
+    /// Not in this build (the `cluster` feature): the recording, steering proxy between a controller and its API server.
+    #[cfg(not(feature = "cluster"))]
+    Proxy(cmd::absent::Absent),
     /// Run the reference runtime as a real controller on a cluster (the `fixed` design by
     /// default, any profile by `--profile`): kube-rs watches, requests and Events, leader
     /// election on a Lease, health and metrics on 127.0.0.1, a graceful stop on SIGTERM
     /// (docs/deploy.md).
+    #[cfg(feature = "cluster")]
     Controller(cmd::controller::ControllerArgs),
+    /// Not in this build (the `cluster` feature): the reference runtime as a real controller on a cluster.
+    #[cfg(not(feature = "cluster"))]
+    Controller(cmd::absent::Absent),
     /// Validate Pod and Node manifests as the API server would.
     Validate(cmd::validate::ValidateArgs),
     /// Explain what a node's taints mean for a pod.
@@ -121,12 +141,27 @@ fn main() -> ExitCode {
         Command::Conform(args) => Ok(cmd::conform::run(&args)),
         Command::Expect(args) => cmd::expect::run(&args),
         Command::Import(args) => cmd::import::run(&args),
+        #[cfg(feature = "cluster")]
         Command::Upstream(args) => cmd::upstream::run(&args),
+        #[cfg(not(feature = "cluster"))]
+        Command::Upstream(_) => cmd::absent::run("upstream"),
         Command::Generate(args) => cmd::generate::run(&args),
+        #[cfg(feature = "cluster")]
         Command::Record(args) => cmd::record::run(&args),
+        #[cfg(not(feature = "cluster"))]
+        Command::Record(_) => cmd::absent::run("record"),
+        #[cfg(feature = "cluster")]
         Command::Proxy(args) => cmd::proxy::run(&args),
+        #[cfg(not(feature = "cluster"))]
+        Command::Proxy(_) => cmd::absent::run("proxy"),
+        #[cfg(feature = "cluster")]
         Command::Reproduce(args) => cmd::reproduce::run(&args),
+        #[cfg(not(feature = "cluster"))]
+        Command::Reproduce(_) => cmd::absent::run("reproduce"),
+        #[cfg(feature = "cluster")]
         Command::Controller(args) => cmd::controller::run(&args),
+        #[cfg(not(feature = "cluster"))]
+        Command::Controller(_) => cmd::absent::run("controller"),
         Command::Validate(args) => cmd::validate::run(&args),
         Command::Explain(args) => cmd::explain::run(&args),
         Command::Profiles(args) => cmd::profiles::run(&args),

@@ -10,7 +10,6 @@ pub mod objects;
 pub mod play;
 pub mod process;
 pub mod proxy;
-pub mod random;
 pub mod session;
 pub mod watch;
 

@@ -478,3 +478,24 @@ pub(crate) fn code(e: &kube::Error) -> Option<u16> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::unsupported;
+    use taintcheck_formats::random::scenario;
+    use taintcheck_formats::scenario::parse_scenario;
+
+    /// A real API server can play every random scenario (HARNESS-11), without the proxy.
+    #[test]
+    fn random_scenarios_are_playable() {
+        for seed in [1, 2, 0xFFFF_FFFF_FFFF_FFFF] {
+            for index in 0..300 {
+                let g = scenario(seed, index);
+                let s = parse_scenario(&format!("{}.yaml", g.name), &g.yaml)
+                    .unwrap_or_else(|e| panic!("{}\n{e}", g.yaml));
+                let refused = unsupported(&s, false);
+                assert!(refused.is_empty(), "{}\n{refused:?}", g.yaml);
+            }
+        }
+    }
+}

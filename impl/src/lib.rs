@@ -1,7 +1,7 @@
 //! taintcheck-runtime: the reference runtime. It runs the sans-IO core's one composed
 //! `Controller` on real threads and timers, with informers, against a world ([`world`]): an
-//! in-memory API server, or a real one through kube-rs ([`kube_world`], `taintcheck controller`). It
-//! contains no eviction decision of its own (spec: specs/runtime.md).
+//! in-memory API server, or a real one through kube-rs (`kube_world`, feature `kube`: `taintcheck
+//! controller`). It contains no eviction decision of its own (spec: specs/runtime.md).
 
 pub mod api;
 pub mod clock;
@@ -10,6 +10,7 @@ pub mod driver;
 pub mod health;
 pub mod informer;
 pub mod jitter;
+#[cfg(feature = "kube")]
 pub mod kube_world;
 pub mod metrics;
 pub mod mutants;

@@ -1,8 +1,8 @@
 //! What a controller incarnation runs against: the API server its informers list and watch and
 //! its requests and Events go to. The runtime's threads, informers and timers are the same in
 //! every world; two implement this: the in-memory [`ApiServer`] (`run`, the tests) and a real
-//! API server through kube-rs ([`crate::kube_world::KubeWorld`], `taintcheck controller`). Spec:
-//! RT-WORLD-1.
+//! API server through kube-rs (`kube_world::KubeWorld`, feature `kube`: `taintcheck controller`).
+//! Spec: RT-WORLD-1.
 
 use crate::api::{Answer, ApiServer, Watcher};
 use crate::timers::TimerService;

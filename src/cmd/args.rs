@@ -117,6 +117,18 @@ pub fn with_gates(profile: Profile, gates: &[(Gate, bool)]) -> Result<Profile, F
     })
 }
 
+/// The profile of Kubernetes `version` (`1.31`, `1.31.4`) with `gates` (as
+/// kube-controller-manager spells them) set.
+pub fn release_profile(version: &str, gates: Option<&str>) -> Result<Profile, Failure> {
+    let range = Release::parse(version)
+        .map_err(|e| Failure::usage(format!("Kubernetes {version}: {e}")))?;
+    let gates = releases::parse_gates(gates.unwrap_or(""))
+        .map_err(|e| Failure::usage(format!("--feature-gates: {e}")))?;
+    range
+        .with_gates(&gates)
+        .map_err(|e| Failure::usage(format!("--feature-gates: Kubernetes {version}: {e}")))
+}
+
 /// A violated `always` property and the model it is violated on (`minimize`, `replay`).
 #[derive(Args, Debug)]
 pub struct PropertyArgs {

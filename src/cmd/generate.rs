@@ -8,7 +8,7 @@ use crate::cmd::output::outln;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use taintcheck_cluster::random::scenario;
+use taintcheck_formats::random::scenario;
 
 #[derive(Args)]
 pub struct GenerateArgs {

@@ -1,10 +1,14 @@
 //! One module per subcommand: each parses its own arguments, calls the library and prints.
 //! Shared arguments live in [`args`], the one error style in [`failure`].
 
+#[cfg(not(feature = "cluster"))]
+pub mod absent;
 pub mod args;
 pub mod bench;
+pub mod catalogue;
 pub mod check;
 pub mod conform;
+#[cfg(feature = "cluster")]
 pub mod controller;
 pub mod expect;
 pub mod explain;
@@ -16,12 +20,16 @@ pub mod merge;
 pub mod minimize;
 pub mod output;
 pub mod profiles;
+#[cfg(feature = "cluster")]
 pub mod proxy;
+#[cfg(feature = "cluster")]
 pub mod record;
 pub mod replay;
 pub mod report;
+#[cfg(feature = "cluster")]
 pub mod reproduce;
 pub mod run;
+#[cfg(feature = "cluster")]
 pub mod upstream;
 pub mod validate;
 

@@ -2,11 +2,11 @@
 //! in a file. Exit 1 when the property holds on the model (nothing to report), 2 on bad usage.
 //! Spec: CHECK-5.
 
+use super::args::release_profile;
+use super::catalogue;
 use super::check::ModelArgs;
 use super::failure::{Failure, Outcome};
 use super::output::{self, out};
-use super::reproduce::catalogue;
-use super::upstream;
 use clap::Args;
 use std::path::Path;
 use std::path::PathBuf;
@@ -77,7 +77,7 @@ fn reproduced(property: &str, config: &str, profile: &Profile) -> Result<String,
                 format!("--ours {target}"),
             ),
             Some(_) => continue,
-            None => match upstream::profile_for(target, None) {
+            None => match release_profile(target, None) {
                 Ok(p) if p.switches() == profile.switches() => (
                     format!("upstream v{target}"),
                     format!("--kubernetes {target}"),

@@ -7,7 +7,8 @@
 //! and not seen) and its trace conforms; 1 when not; 2 on bad input, or for a cell the catalogue
 //! says cannot be forced from outside the controller (with why). Spec: specs/proxy.md, PROXY-9.
 
-use super::args::profile_parser;
+use super::args::{profile_parser, release_profile};
+use super::catalogue;
 use super::failure::{Failure, Outcome};
 use super::output::outln;
 use super::upstream::{self, UpstreamArgs};
@@ -22,8 +23,6 @@ use taintcheck_model::check::config::CheckConfig;
 use taintcheck_model::check::trace::Trace;
 use taintcheck_model::check::{issue, realtime, shortest, TaintSys};
 use taintcheck_oracle::monitor::{self, Sighting, MONITORED};
-
-pub mod catalogue;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
@@ -109,7 +108,7 @@ pub fn run(args: &ReproduceArgs) -> Outcome {
                     ))
                 })?,
             };
-            let profile = upstream::profile_for(&version, None)?;
+            let profile = release_profile(&version, None)?;
             (format!("upstream v{version}"), Some(version), profile)
         }
     };

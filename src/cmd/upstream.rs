@@ -6,7 +6,7 @@
 //! envelope. Exit 0 when every scenario conforms and meets both, 1 on a finding, 2 on bad input
 //! or a harness that cannot run (binaries missing: the command that builds them).
 
-use super::args::{non_negative_ms, profile_parser};
+use super::args::{non_negative_ms, profile_parser, release_profile};
 use super::expect::Reference;
 use super::failure::{Failure, Outcome};
 use super::output::outln;
@@ -20,7 +20,6 @@ use taintcheck_cluster::process::{Binaries, ControlPlane};
 use taintcheck_cluster::proxy::steer::Schedule;
 use taintcheck_cluster::session::{self, Cluster, Recording, Release};
 use taintcheck_core::profile::Profile;
-use taintcheck_core::releases;
 use taintcheck_core::throttle::RateLimit;
 use taintcheck_core::time::{Duration, Time};
 use taintcheck_formats::recording::{import_with, Settings};
@@ -230,7 +229,7 @@ fn upstream(args: &UpstreamArgs, bins: &Binaries) -> Result<(Release, Profile), 
     let binary = bins.controller(&version).map_err(Failure::usage)?;
     let profile = match args.profile {
         Some(profile) => profile,
-        None => profile_for(&version, args.feature_gates.as_deref())?,
+        None => release_profile(&version, args.feature_gates.as_deref())?,
     };
     let release = Release {
         version,
@@ -278,16 +277,6 @@ fn schedule(args: &UpstreamArgs) -> Result<Option<Schedule>, Failure> {
     Schedule::parse(&path.display().to_string(), &text)
         .map(Some)
         .map_err(Failure::input)
-}
-
-pub(super) fn profile_for(version: &str, gates: Option<&str>) -> Result<Profile, Failure> {
-    let range = releases::Release::parse(version)
-        .map_err(|e| Failure::usage(format!("Kubernetes {version}: {e}")))?;
-    let gates = releases::parse_gates(gates.unwrap_or(""))
-        .map_err(|e| Failure::usage(format!("--feature-gates: {e}")))?;
-    range
-        .with_gates(&gates)
-        .map_err(|e| Failure::usage(format!("--feature-gates: Kubernetes {version}: {e}")))
 }
 
 fn run_all(

@@ -8,7 +8,7 @@
 //! * [`scenario`]: scenarios (what the runtime, the real control plane and `expect` run);
 //!   [`trace`]: the observable trace (TRACE-*); [`recording`]: kubectl watch recordings and
 //!   audit logs made into traces (IMPORT-*); [`schedule`]: the proxy's steering schedules
-//!   (PROXY-8).
+//!   (PROXY-8); [`random`]: random real-time scenarios (HARNESS-11).
 //! * [`properties`]: the names of the built-in properties and the vocabulary of user-defined
 //!   ones, as configurations and scenarios declare them.
 //! * [`limits`]: the bounds on every input (specs/limits.md).
@@ -22,6 +22,7 @@ pub mod field;
 pub mod limits;
 pub mod manifest;
 pub mod properties;
+pub mod random;
 pub mod recording;
 pub mod scenario;
 pub mod schedule;

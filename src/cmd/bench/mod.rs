@@ -14,6 +14,7 @@
 
 mod model;
 mod oracle;
+#[cfg(feature = "cluster")]
 mod proxy;
 mod runtime;
 mod scale;
@@ -42,7 +43,11 @@ enum Target {
     TwoPhase(two_phase::TwoPhaseBench),
     /// The recording proxy: added latency per request and watch throughput, against a direct
     /// connection (needs upstream/build.sh's control plane).
+    #[cfg(feature = "cluster")]
     Proxy(proxy::ProxyBench),
+    /// Not in this build (the `cluster` feature): the recording proxy's latency and throughput.
+    #[cfg(not(feature = "cluster"))]
+    Proxy(crate::cmd::absent::Absent),
 }
 
 pub fn run(args: BenchArgs) -> ExitCode {
@@ -51,7 +56,10 @@ pub fn run(args: BenchArgs) -> ExitCode {
         Target::Oracle(args) => oracle::oracle(&args),
         Target::Model(args) => model::model(&args),
         Target::TwoPhase(args) => two_phase::bench(&args),
+        #[cfg(feature = "cluster")]
         Target::Proxy(args) => proxy::proxy(&args),
+        #[cfg(not(feature = "cluster"))]
+        Target::Proxy(_) => crate::cmd::absent::run("bench proxy").unwrap_or_else(|f| f.report()),
     }
 }
 
