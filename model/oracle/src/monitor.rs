@@ -2,7 +2,8 @@
 //! oracle.md ORACLE-MON): whether a run of a real controller did what a counterexample says
 //! it can. A property is decided as the model decides it (model/src/check/judge.rs and
 //! properties.rs), on what the trace shows of the API: for a trace the proxy recorded, what the
-//! controller received, when it received it (IMPORT-11), which is the model's informer cache.
+//! controller received, when it received it (IMPORT-11), which is the model's informer cache;
+//! JUST-1 on the API's own history, the same lines in resourceVersion order ([`history`]).
 //! A sighting is reported only where the trace proves it; what it cannot see (a decision the
 //! controller kept to itself) is never guessed.
 
@@ -13,8 +14,8 @@ use taintcheck_core::time::{Duration, Time};
 use taintcheck_formats::trace::{RequestVerb, ResponseResult, TraceEvent, TraceRecord};
 
 /// The properties a trace can show violated.
-pub const MONITORED: [&str; 7] = [
-    "EVICT-1", "EVICT-2", "UID-1", "CANCEL-1", "CANCEL-2", "LIVE-1", "LIVE-2",
+pub const MONITORED: [&str; 8] = [
+    "EVICT-1", "EVICT-2", "UID-1", "JUST-1", "CANCEL-1", "CANCEL-2", "LIVE-1", "LIVE-2",
 ];
 
 /// A property violated at a line of the trace.
@@ -193,6 +194,7 @@ pub fn sightings(
     }
     view.overdue(end, trace.len(), comparison_operators, bound, &mut out);
     view.unexplained_writes(|at| at.plus(bound) <= end, &mut out);
+    out.extend(history::unjustified_deletions(trace, comparison_operators));
     out.sort_by_key(|s| s.line);
     out
 }
@@ -403,5 +405,6 @@ impl View {
     }
 }
 
+mod history;
 #[cfg(test)]
 mod tests;

@@ -233,3 +233,69 @@ fn a_deadline_counts_from_the_taint_or_from_the_restart() {
     with_end.extend(t);
     assert_eq!(seen(&with_end), vec![("LIVE-1", 4), ("LIVE-2", 4)]);
 }
+
+/// R1 (#119862): the node's untaint (rv 4) comes before the pod's bind (rv 5) in the API, but
+/// reaches the controller after it, which deletes the pod on its stale node. JUST-1, at the
+/// DELETE's answer; not EVICT-1, as the controller had not seen the untaint. Its twins: the
+/// untaint after the bind in the API (rv 7), or the run read past a restart.
+#[test]
+fn a_delete_of_a_pod_the_api_never_showed_exposed_is_just_1() {
+    let r1 = |untaint_rv: u64, restart: bool| {
+        let mut t = vec![
+            NODE1_TAINTED.to_string(),
+            line(
+                100,
+                r#""kind":"pod_added","rv":5,"pod":{"key":{"namespace":"default","name":"p"},"uid":"u1","node_name":"n1","tolerations":[]}"#,
+            ),
+        ];
+        if restart {
+            t.insert(1, line(50, r#""kind":"controller_restarted""#));
+        }
+        t.push(delete(200, 1));
+        t.push(line(
+            250,
+            r#""kind":"pod_deleted","rv":6,"namespace":"default","name":"p","uid":"u1""#,
+        ));
+        t.push(line(
+            260,
+            r#""kind":"response","id":1,"result":"ok","uid":"u1""#,
+        ));
+        t.push(line(
+            300,
+            &format!(
+                r#""kind":"node_modified","rv":{untaint_rv},"node":{{"name":"n1","taints":[]}}"#
+            ),
+        ));
+        seen(&t)
+    };
+    assert_eq!(r1(4, false), vec![("JUST-1", 5)]);
+    assert_eq!(r1(7, false), vec![]);
+    assert_eq!(r1(4, true), vec![]);
+}
+
+/// A pod seen bound before any version of its node (the trace begins with the node listed as
+/// it is now, rv 8): what the node was before is not in the trace, so no JUST-1.
+#[test]
+fn a_pod_bound_before_its_nodes_first_version_is_not_judged() {
+    let t = vec![
+        line(
+            0,
+            r#""kind":"pod_added","rv":5,"pod":{"key":{"namespace":"default","name":"p"},"uid":"u1","node_name":"n1","tolerations":[]}"#,
+        ),
+        line(
+            0,
+            r#""kind":"node_added","rv":8,"node":{"name":"n1","taints":[]}"#,
+        ),
+        delete(200, 1),
+        line(
+            250,
+            r#""kind":"pod_deleted","rv":9,"namespace":"default","name":"p","uid":"u1""#,
+        ),
+        line(260, r#""kind":"response","id":1,"result":"ok","uid":"u1""#),
+    ];
+    assert!(
+        !seen(&t).iter().any(|(p, _)| *p == "JUST-1"),
+        "{:?}",
+        seen(&t)
+    );
+}
