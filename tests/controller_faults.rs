@@ -10,7 +10,9 @@ mod cli_support;
 mod controller_support;
 
 use cli_support::{stderr, stdout, taintcheck};
-use controller_support::{account, bin, control_plane_built, Instance};
+use controller_support::{
+    account, audited_deletes, bin, control_plane_built, set_taints, Instance,
+};
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::core::v1 as k8s;
 use kube::api::{Api, DeleteParams, ObjectMeta, PostParams};
@@ -29,30 +31,6 @@ const TOLERATION_S: i64 = 25;
 
 fn taint() -> Taint {
     Taint::new("maintenance", "true", TaintEffect::NoExecute)
-}
-
-/// Sets `node`'s taints to `taints` (a full replacement, as kubectl's edit sends it).
-fn set_taints(rt: &tokio::runtime::Runtime, client: &kube::Client, node: &str, taints: &[Taint]) {
-    let nodes = Api::<k8s::Node>::all(client.clone());
-    let mut n = rt.block_on(nodes.get(node)).expect("the node");
-    let spec = n.spec.get_or_insert_with(Default::default);
-    spec.taints = (!taints.is_empty()).then(|| taints.iter().map(objects::taint).collect());
-    rt.block_on(nodes.replace(node, &PostParams::default(), &n))
-        .unwrap_or_else(|e| panic!("tainting {node}: {e}"));
-}
-
-/// The audit log's accepted DELETEs of `pod`, across both lives of the API server.
-fn audited_deletes(cp: &ControlPlane, pod: &str) -> usize {
-    let text = std::fs::read_to_string(cp.audit_log()).expect("the audit log");
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|e| {
-            e["verb"] == "delete"
-                && e["objectRef"]["resource"] == "pods"
-                && e["objectRef"]["name"] == pod
-                && e["responseStatus"]["code"] == 200
-        })
-        .count()
 }
 
 /// A control plane with the namespace `NS` (and its default ServiceAccount) and the untainted

@@ -1,7 +1,8 @@
 //! Who may act, on a real kube-apiserver with etcd. Leader election (RT-WORLD-8): of two
 //! instances of `taintcheck controller` one leads and the other waits without acting; the
 //! leader's graceful stop hands the lease over; a leader killed outright is replaced only once
-//! its lease has run out; no pod is deleted twice across the hand-overs; a leader that finds
+//! its lease has run out; no pod is deleted twice across the hand-overs, also in the middle of
+//! a rate-limited storm, where the successor evicts what its predecessor left; a leader that finds
 //! another holder in the Lease stops and exits 1. Permissions
 //! (RT-WORLD-7): the RBAC of docs/deploy.md, applied as written, is enough for every request,
 //! and without the Lease's or any rights it refuses to start, naming the refusal (exit 2).
@@ -22,7 +23,9 @@ use taintcheck_core::api::{Taint, TaintEffect};
 
 mod controller_support;
 
-use controller_support::{account, bin, control_plane_built, Instance};
+use controller_support::{
+    account, audited_deletes, bin, control_plane_built, set_taints, Instance,
+};
 
 const NS: &str = "identity-test";
 
@@ -228,6 +231,126 @@ fn one_leader_at_a_time_and_no_pod_deleted_twice() {
         Some("elsewhere")
     );
     drop((old, new, third));
+    drop(cp);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Pods of the storm in `a_hand_over_mid_storm_evicts_every_pod_once`.
+const STORM_PODS: usize = 40;
+
+/// A hand-over in the middle of a storm (RT-WORLD-8): 40 untolerating pods on a node tainted at
+/// once, the leader's client slowed to 10 requests a second (4 a pod under `fixed`), stopped
+/// gracefully once it has deleted 5. Its successor relists and evicts the rest: every pod is gone,
+/// each deleted exactly once by the API server's audit log, and no pod is in both instances'
+/// DELETEs.
+#[test]
+fn a_hand_over_mid_storm_evicts_every_pod_once() {
+    if !control_plane_built() {
+        return;
+    }
+    let _turn = CONTROL_PLANE.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::env::temp_dir().join(format!("taintcheck-storm-lease-{}", std::process::id()));
+    let (cp, rt, client) = control_plane(&dir);
+    let kubeconfig = cp.kubeconfig();
+    let pods = Api::<k8s::Pod>::namespaced(client.clone(), NS);
+    rt.block_on(Api::<k8s::Node>::all(client.clone()).create(
+        &PostParams::default(),
+        &objects::node("n2", "identity", &[]),
+    ))
+    .expect("the node n2");
+    let names: Vec<String> = (0..STORM_PODS).map(|i| format!("s{i:02}")).collect();
+    for name in &names {
+        let pod = objects::pod(NS, name, Some("n2"), &[], 0);
+        rt.block_on(pods.create(&PostParams::default(), &pod))
+            .unwrap_or_else(|e| panic!("creating {name}: {e}"));
+    }
+    let flags: Vec<&str> = QUICK_LEASE
+        .iter()
+        .copied()
+        .chain(["--kube-api-qps", "10", "--kube-api-burst", "10"])
+        .collect();
+    let mut a = Instance::start(&kubeconfig, dir.join("a.ndjson"), &flags);
+    let mut b = Instance::start(&kubeconfig, dir.join("b.ndjson"), &flags);
+    let until = Instant::now() + Duration::from_secs(60);
+    let a_leads = loop {
+        if a.wait_for("ready ", Duration::from_millis(50)).is_some() {
+            break true;
+        }
+        if b.wait_for("ready ", Duration::from_millis(50)).is_some() {
+            break false;
+        }
+        assert!(
+            Instant::now() < until,
+            "no instance led: {:?} {:?}",
+            a.seen,
+            b.seen
+        );
+    };
+    let (mut leader, mut standby) = if a_leads { (a, b) } else { (b, a) };
+
+    // The storm: at 10 requests a second, 40 pods take the leader about 16 s; the 40 works
+    // read the pod and its node and patch before any deletes, so the first DELETE comes about
+    // 12 s in. The leader stops once it has deleted 5.
+    set_taints(
+        &rt,
+        &client,
+        "n2",
+        &[Taint::new("storm", "", TaintEffect::NoExecute)],
+    );
+    let until = Instant::now() + Duration::from_secs(60);
+    while leader.deletes().len() < 5 {
+        assert!(
+            Instant::now() < until,
+            "the leader deleted {:?} in 60 s",
+            leader.deletes()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    leader.signal(libc::SIGTERM);
+    assert_eq!(
+        leader.child.wait().unwrap().code(),
+        Some(0),
+        "{:?}",
+        leader.seen
+    );
+    let first = leader.deletes();
+    assert!(
+        !first.is_empty() && first.len() < STORM_PODS,
+        "the leader stopped with {} of {STORM_PODS} pods deleted: not mid-storm",
+        first.len()
+    );
+    standby
+        .wait_for("ready ", Duration::from_secs(30))
+        .unwrap_or_else(|| panic!("the standby never led: {:?}", standby.seen));
+
+    let until = Instant::now() + Duration::from_secs(90);
+    loop {
+        let left = rt
+            .block_on(pods.list(&Default::default()))
+            .expect("a list")
+            .items
+            .len();
+        if left == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "{left} pods left 90 s after the hand-over"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let second = standby.deletes();
+    eprintln!(
+        "deleted by the first leader: {}, by its successor: {}",
+        first.len(),
+        second.len()
+    );
+    for name in &names {
+        assert_eq!(audited_deletes(&cp, name), 1, "{name}: accepted DELETEs");
+        let by = first.iter().chain(&second).filter(|d| *d == name).count();
+        assert_eq!(by, 1, "{name}: DELETEs sent by the two leaders");
+    }
+    drop((leader, standby));
     drop(cp);
     let _ = std::fs::remove_dir_all(&dir);
 }

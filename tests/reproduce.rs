@@ -2,7 +2,8 @@
 //! specs/reproductions.json on the newest and the oldest release CI builds and on
 //! `taintcheck controller --profile fixed`. Each run agrees with the model (exit 0: violated
 //! and seen, or holding and not seen) and shows the violation exactly where the catalogue's
-//! `reproduced_on` claims; a cell the catalogue says cannot be forced exits 2 saying why.
+//! `reproduced_on` claims (a claimed cell not seen gets one more run: the controller's timers
+//! run on the real clock); a cell the catalogue says cannot be forced exits 2 saying why.
 //! Skipped with the reason when upstream's binaries are missing, failed under
 //! `TAINTCHECK_REQUIRE_UPSTREAM=1`.
 
@@ -23,6 +24,14 @@ fn catalogue() -> Vec<Value> {
     let text = std::fs::read_to_string("specs/reproductions.json").unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     v["reproductions"].as_array().unwrap().clone()
+}
+
+/// A run that did not show a violation the model has and whose traces conform: the path was
+/// not imposed, or the race went the other way.
+fn missed(stdout: &str) -> bool {
+    serde_json::from_str::<Value>(stdout.trim()).is_ok_and(|v| {
+        v["reproduced"] == false && v["model_steps"].is_number() && v["conforms"] == true
+    })
 }
 
 #[test]
@@ -48,7 +57,21 @@ fn every_cell_of_the_catalogue_agrees_with_the_model_on_the_real_controllers() {
             }
             let mut args = vec!["reproduce", property, "--config", config, "--json"];
             args.extend(flags);
-            let out = taintcheck(&args);
+            let claimed = entry["reproduced_on"]
+                .as_array()
+                .is_some_and(|r| r.iter().any(|t| t == target));
+            let mut out = taintcheck(&args);
+            if claimed && missed(&stdout(&out)) {
+                // The controller's timers run on the real clock: on a loaded machine a work
+                // can come later than the scenario's operation placed after it (AFTER_MS), and
+                // the path is not imposed. A claim gets a second run; a violation seen where
+                // the model says none is never run again.
+                eprintln!(
+                    "{args:?}: not seen on the first run, running again:\n{}",
+                    stdout(&out)
+                );
+                out = taintcheck(&args);
+            }
             let cannot = &entry["cannot"];
             if cannot.get(key).or_else(|| cannot.get("all")).is_some() {
                 assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -67,9 +90,6 @@ fn every_cell_of_the_catalogue_agrees_with_the_model_on_the_real_controllers() {
                 stderr(&out)
             );
             let v: Value = serde_json::from_str(text.trim()).expect("one JSON object");
-            let claimed = entry["reproduced_on"]
-                .as_array()
-                .is_some_and(|r| r.iter().any(|t| t == target));
             assert_eq!(v["reproduced"], claimed, "{args:?}: {v}");
             assert_eq!(v["agrees"], true, "{v}");
             assert_eq!(v["conforms"], true, "{v}");

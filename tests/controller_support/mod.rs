@@ -5,12 +5,15 @@
 #![allow(dead_code)] // each test binary uses its part
 
 use k8s_openapi::api::core::v1 as k8s;
-use kube::api::ObjectMeta;
+use kube::api::{Api, ObjectMeta, PostParams};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
+use taintcheck_cluster::objects;
+use taintcheck_cluster::process::ControlPlane;
+use taintcheck_core::api::Taint;
 
 /// upstream/build.sh's binaries.
 pub fn bin() -> PathBuf {
@@ -41,6 +44,35 @@ pub fn account(name: &str, namespace: &str) -> k8s::ServiceAccount {
         },
         ..Default::default()
     }
+}
+
+/// Sets `node`'s taints to `taints` (a full replacement, as kubectl's edit sends it).
+pub fn set_taints(
+    rt: &tokio::runtime::Runtime,
+    client: &kube::Client,
+    node: &str,
+    taints: &[Taint],
+) {
+    let nodes = Api::<k8s::Node>::all(client.clone());
+    let mut n = rt.block_on(nodes.get(node)).expect("the node");
+    let spec = n.spec.get_or_insert_with(Default::default);
+    spec.taints = (!taints.is_empty()).then(|| taints.iter().map(objects::taint).collect());
+    rt.block_on(nodes.replace(node, &PostParams::default(), &n))
+        .unwrap_or_else(|e| panic!("tainting {node}: {e}"));
+}
+
+/// The audit log's accepted DELETEs of `pod`, across both lives of the API server.
+pub fn audited_deletes(cp: &ControlPlane, pod: &str) -> usize {
+    let text = std::fs::read_to_string(cp.audit_log()).expect("the audit log");
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| {
+            e["verb"] == "delete"
+                && e["objectRef"]["resource"] == "pods"
+                && e["objectRef"]["name"] == pod
+                && e["responseStatus"]["code"] == 200
+        })
+        .count()
 }
 
 /// One `taintcheck controller --profile fixed`: its stderr lines as they come, its trace in a
