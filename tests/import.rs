@@ -622,6 +622,44 @@ fn a_bind_is_dated_by_its_binding_audit_entry() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
 
+/// The proxy's log of a real run of 1.37.2 (R1, #119862: the node's untaint held back while the
+/// pod's bind, a later resourceVersion, reaches the controller): the trace keeps what the
+/// controller received in the order it received it, the bind before the untaint, so it
+/// conforms; one order across the two watches would put the bind after the controller's GET of
+/// the pod and reject the run. The monitor reads JUST-1 off the same trace by resourceVersion.
+#[test]
+fn a_proxy_log_keeps_each_watchs_order() {
+    let log = "tests/fixtures/recordings/upstream-proxy-stale-node/proxy.ndjson";
+    let trace = scratch("proxy-stale-node.ndjson");
+    let path = trace.display().to_string();
+    let out = taintcheck(&["import", log, "-o", &path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let at = |what: &dyn Fn(&Value) -> bool| {
+        lines
+            .iter()
+            .position(|l| what(l))
+            .unwrap_or_else(|| panic!("{text}"))
+    };
+    let bind = at(&|l| l["kind"] == "pod_modified" && l["rv"] == 219);
+    let untaint = at(&|l| l["kind"] == "node_modified" && l["rv"] == 218);
+    let get = at(&|l| l["kind"] == "request" && l["verb"] == "get");
+    assert!(bind < get && get < untaint, "{text}");
+    let out = taintcheck(&[
+        "conform",
+        &path,
+        "--profile",
+        "1.37",
+        "--latency-bound-ms",
+        "500",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
 /// A real API server answers a DELETE of a pod another client has just removed with the object
 /// as it was, without a `resourceVersion` (tests/fixtures/recordings/upstream-delete-without-
 /// version/README.md): the import orders the deletion after what came before it instead of

@@ -1,7 +1,10 @@
 //! Changes to pods and nodes, in resourceVersion order, into TRACE-3 lines: only what taint
 //! eviction reads (a kubelet heartbeat makes no line), each dated by the audit log's instant or,
 //! from kubectl alone, by the object's own times (IMPORT-2). Dates never go backwards along the
-//! resourceVersion order, so `conform` reads the trace as the API server stored it. An object the
+//! resourceVersion order, so `conform` reads the trace as the API server stored it; with the
+//! proxy's log, along each kind's order only: the controller's node and pod watches are two
+//! streams, each in resourceVersion order, and the trace dates a change when the controller
+//! received it (IMPORT-11). An object the
 //! recording first shows in a change that is not its creation existed before: it is added at
 //! the instant its own times say it has been as shown (IMPORT-9).
 
@@ -31,20 +34,28 @@ pub struct Objects {
     /// built).
     pub lines: Vec<(Stamp, Rank, TraceEvent)>,
     /// The instant of the latest change dated in resourceVersion order: no later change is
-    /// dated before it.
-    floor: Option<Stamp>,
+    /// dated before it. Per kind (nodes, pods) when the proxy's log dates changes, else one.
+    floors: BTreeMap<bool, Stamp>,
 }
 
 impl Objects {
     /// Dates a change and records it: its own instant if the source knew it, else `dated`,
     /// never before the previous line (whose time a change without any time gets).
     fn push(&mut self, c: &mut Collected, at: Option<Stamp>, dated: Option<Time>, e: TraceEvent) {
-        let t = match (at.or(dated.map(Stamp::from)), self.floor) {
+        let stream = c.proxy_given
+            && matches!(
+                e,
+                TraceEvent::NodeAdded { .. }
+                    | TraceEvent::NodeModified { .. }
+                    | TraceEvent::NodeDeleted { .. }
+            );
+        let floor = self.floors.get(&stream).copied();
+        let t = match (at.or(dated.map(Stamp::from)), floor) {
             (Some(t), Some(last)) => t.max(last),
             (Some(t), None) => t,
             (None, last) => last.unwrap_or_else(|| c.latest.unwrap_or(Time::ZERO).into()),
         };
-        self.floor = Some(t);
+        self.floors.insert(stream, t);
         c.saw(t.t);
         self.lines.push((t, Rank::Change, e));
     }
@@ -64,7 +75,10 @@ impl Objects {
             (Some(own), Some(at)) => own.min(at),
             (Some(t), None) | (None, Some(t)) => t,
             (None, None) => self
-                .floor
+                .floors
+                .values()
+                .max()
+                .copied()
                 .unwrap_or_else(|| c.latest.unwrap_or(Time::ZERO).into()),
         };
         c.saw(t.t);
