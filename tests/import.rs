@@ -642,7 +642,7 @@ fn a_proxy_log_keeps_each_watchs_order() {
     let at = |what: &dyn Fn(&Value) -> bool| {
         lines
             .iter()
-            .position(|l| what(l))
+            .position(what)
             .unwrap_or_else(|| panic!("{text}"))
     };
     let bind = at(&|l| l["kind"] == "pod_modified" && l["rv"] == 219);
