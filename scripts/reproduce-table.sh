@@ -124,7 +124,7 @@ done < <(awk '$3 != "-"' <<<"$cells"; sort -k2,2 -k1,1 <<<"$cells" | awk '$3 == 
     echo
   fi
   echo "\`not read off a trace\`: the property is not one the monitor decides from a trace"
-  echo "(ORACLE-MON: EVICT-1, EVICT-2, UID-1, CANCEL-1, CANCEL-2, LIVE-1 and LIVE-2 are)."
+  echo "(ORACLE-MON: EVICT-1, EVICT-2, UID-1, JUST-1, CANCEL-1, CANCEL-2, LIVE-1 and LIVE-2 are)."
   echo
   echo "Wall time of the section: $(( ($(date +%s) - begun + 59) / 60 )) min."
   echo "<!-- reproduce:end -->"
