@@ -62,10 +62,10 @@ fn every_cell_of_the_catalogue_agrees_with_the_model_on_the_real_controllers() {
                 .is_some_and(|r| r.iter().any(|t| t == target));
             let mut out = taintcheck(&args);
             if claimed && missed(&stdout(&out)) {
-                // The controller's timers run on the real clock: on a loaded machine a work
-                // can come later than the scenario's operation placed after it (AFTER_MS), and
-                // the path is not imposed. A claim gets a second run; a violation seen where
-                // the model says none is never run again.
+                // The controller's timers run on the real clock: what the schedule leaves to
+                // real time (an order no hold imposes, a controller later than a hold's bound)
+                // can go the other way on a loaded machine. A claim gets a second run; a
+                // violation seen where the model says none is never run again.
                 eprintln!(
                     "{args:?}: not seen on the first run, running again:\n{}",
                     stdout(&out)

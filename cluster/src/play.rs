@@ -9,6 +9,7 @@
 //! (admission settings) are refused up front by [`unsupported`].
 
 use crate::names::Names;
+use crate::proxy::Proxy;
 use crate::{objects, Error};
 use k8s_openapi::api::core::v1 as k8s;
 use kube::api::{DeleteParams, PostParams};
@@ -164,20 +165,26 @@ impl Player {
         }
     }
 
-    /// Plays the operations, each at `start` plus its instant. `restart` restarts the
-    /// controller (`restartController`).
+    /// Plays the operations, each at `start` plus its instant, and, through a steering
+    /// `proxy`, not before what its schedule has them wait for (PROXY-8, `operations`).
+    /// `restart` restarts the controller (`restartController`).
     pub async fn play(
         &mut self,
         scenario: &Scenario,
         names: &mut Names,
         start: Instant,
+        proxy: Option<&Proxy>,
         restart: &mut (dyn FnMut() -> Result<(), Error> + Send),
         fail: &mut (dyn FnMut(&Op, &mut Names) -> Result<(), String> + Send),
     ) -> Result<Vec<Played>, Error> {
         let mut played = Vec::new();
         for op in &scenario.ops {
-            let due = Duration::from_millis(u64::try_from(op.at.millis()).unwrap_or(0));
+            let at = u64::try_from(op.at.millis()).unwrap_or(0);
+            let due = Duration::from_millis(at);
             tokio::time::sleep_until(start + due).await;
+            if let Some(proxy) = proxy {
+                proxy.before_operations(at).await;
+            }
             let refused = match &op.op {
                 Op::RestartController => {
                     restart()?;

@@ -205,6 +205,17 @@ impl Proxy {
         self.state.faults.arm(verb, pod, times, result);
     }
 
+    /// Waits, as the schedule says, before the scenario's operations due at `at_ms` (on the
+    /// scenario's clock) are played (PROXY-8, `operations`); at once without such a hold.
+    pub async fn before_operations(&self, at_ms: u64) {
+        let Some(steering) = &self.state.steering else {
+            return;
+        };
+        if let Some(hold) = steering.holds_operations(at_ms) {
+            steering.wait(hold, 0, &self.state.log).await;
+        }
+    }
+
     /// How many errors the proxy has logged so far (bad input, failures, limits).
     pub fn errors(&self) -> u64 {
         self.state.log.errors()

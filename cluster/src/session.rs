@@ -212,7 +212,7 @@ pub async fn run(
         Ok(())
     };
     let played = player
-        .play(scenario, &mut names, begun, &mut restart, &mut fail)
+        .play(scenario, &mut names, begun, faults, &mut restart, &mut fail)
         .await?;
     let until = Duration::from_millis(u64::try_from(scenario.until.millis()).unwrap_or(0));
     tokio::time::sleep_until(begun + until).await;

@@ -37,7 +37,7 @@ pub struct State {
     client: Client<Connector, Full<Bytes>>,
     pub log: Log,
     limits: Limits,
-    steering: Option<Steering>,
+    pub steering: Option<Steering>,
     /// The scenario's failing requests (PROXY-10).
     pub faults: Faults,
     next_id: AtomicU64,

@@ -98,6 +98,7 @@ pub fn renamed(schedule: &Schedule, names: &mut Names) -> Schedule {
         match &mut hold.hold {
             Held::Event(w) => rename_watch(names, w),
             Held::Request(r) | Held::Answer(r) => rename_request(names, r),
+            Held::Operations(_) => {}
         }
         match &mut hold.until {
             Until::Event(w) | Until::Arrives(w) => rename_watch(names, w),
@@ -260,6 +261,15 @@ impl Steering {
                 request_matches(r, verb, object, body) && !self.used[i].swap(true, Ordering::SeqCst)
             }
             _ => false,
+        })
+    }
+
+    /// The hold the scenario's operations due at `at_ms` fall under, if any (the first of them
+    /// takes it; once it is let go, the others are not held).
+    pub fn holds_operations(&self, at_ms: u64) -> Option<usize> {
+        (0..self.holds.len()).find(|&i| {
+            self.holds[i].hold == Held::Operations(at_ms)
+                && !self.used[i].swap(true, Ordering::SeqCst)
         })
     }
 

@@ -155,6 +155,53 @@ async fn a_release_by_a_received_event_settles_before_the_answer_goes() {
     );
 }
 
+/// Rule 5's hold: the scenario's operations at 2.15 s wait for the controller's DELETE.
+const OPERATIONS: &str = r#"{"holds": [
+  {"hold": {"operations": 2150},
+   "until": {"request": {"verb": "delete", "resource": "pods", "namespace": "shop", "name": "web-0"}},
+   "at_most_ms": 10000}
+]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operations_wait_for_the_controllers_request_and_others_go_at_once() {
+    let (url, _) = api_server("200 OK\r\nContent-Type: application/json", vec![]).await;
+    let schedule = super::steer::Schedule::parse("operations.json", OPERATIONS).unwrap();
+    let run =
+        Arc::new(start_with(&url, Default::default(), "operations", true, Some(schedule)).await);
+    tokio::time::timeout(
+        Duration::from_millis(200),
+        run.proxy.before_operations(1_000),
+    )
+    .await
+    .expect("operations no hold names go at once");
+    let waiting = {
+        let run = run.clone();
+        tokio::spawn(async move {
+            run.proxy.before_operations(2_150).await;
+            Instant::now()
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!waiting.is_finished(), "played before the DELETE was sent");
+    let sent = Instant::now();
+    let path = "/api/v1/namespaces/shop/pods/web-0";
+    let answer = run.client.request(run.request("DELETE", path, vec![]));
+    let _ = tokio::time::timeout(Duration::from_secs(5), answer).await;
+    let released = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("released by the DELETE")
+        .unwrap();
+    assert!(released >= sent);
+    let lines = Arc::into_inner(run).unwrap().stop();
+    let steer = lines.iter().find(|l| l["kind"] == "Steer").unwrap();
+    assert_eq!(steer["held"], "operations", "{steer}");
+    assert_eq!(
+        steer["what"], "the scenario's operations at 2.150s",
+        "{steer}"
+    );
+    assert_eq!(steer["releasedBy"], "delete pods shop/web-0", "{steer}");
+}
+
 #[test]
 fn a_successor_is_only_a_pods_and_a_removed_taint_only_a_nodes() {
     let text = r#"{"holds": [{"hold": {"event": {"resource": "nodes", "name": "n1", "successor": true}},

@@ -73,7 +73,7 @@ fn pod_event(kind: &str, rv: u64) -> Vec<u8> {
 }
 
 pub(super) struct Run {
-    proxy: Proxy,
+    pub(super) proxy: Proxy,
     log: PathBuf,
     pub(super) client: Client<
         hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>,

@@ -4,6 +4,7 @@
 //! matches them (taintcheck-cluster); this module only says what a schedule is.
 
 use serde::{Deserialize, Serialize};
+use taintcheck_core::time::Time;
 
 /// A schedule: holds, each applied once.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -45,6 +46,10 @@ pub enum Held {
     Request(RequestMatch),
     /// The API server's answer to a request, on its way to the controller.
     Answer(RequestMatch),
+    /// The scenario's operations due at this instant (milliseconds on the scenario's clock), on
+    /// their way to the API server: a counterexample's environment change that comes after
+    /// the controller's act waits for that act, not only for a fixed instant after it.
+    Operations(u64),
 }
 
 /// What lets a hold go.
@@ -190,6 +195,13 @@ impl Hold {
             Held::Event(w) => ("event", w.describe()),
             Held::Request(r) => ("request", r.describe()),
             Held::Answer(r) => ("answer", format!("the answer to {}", r.describe())),
+            Held::Operations(ms) => (
+                "operations",
+                format!(
+                    "the scenario's operations at {}",
+                    Time(i64::try_from(*ms).unwrap_or(i64::MAX))
+                ),
+            ),
         };
         let until = match &self.until {
             Until::Request(r) => r.describe(),

@@ -18,8 +18,9 @@
 //! refused.
 //!
 //! An environment operation at an instant where the controller acted first is placed
-//! [`AFTER_MS`] later, one before the controller's first act of its instant [`BEFORE_MS`]
-//! earlier; the holds keep whatever the path has after it waiting for it.
+//! [`AFTER_MS`] later, and waits for the controller's last request or answer before it at
+//! that instant (rule 5, [`gates`]); one before the controller's first act of its instant is
+//! placed [`BEFORE_MS`] earlier; the holds keep whatever the path has after it waiting for it.
 
 use super::action::{Action, EnvOp};
 use super::replay::{env_input, EnvInput};
@@ -27,6 +28,7 @@ use super::state::SysState;
 use super::trace::Trace;
 use super::transition::TaintSys;
 use acts::{acts, Act};
+use gates::gates;
 use holds::{forcible, holds};
 use std::fmt::Write as _;
 use taintcheck_core::api::{Node, PodKey};
@@ -45,6 +47,10 @@ pub const BEFORE_MS: i64 = 100;
 /// How long a hold waits at most: its release comes within the placement's shift and a
 /// loopback round trip, or the run diverged from the path.
 pub const HOLD_MS: u64 = 450;
+/// How long an environment operation waits at most, past its instant, for the controller's
+/// act the path puts before it (rule 5): a loaded machine delays that act by more than
+/// [`AFTER_MS`], an idle one does not.
+pub const GATE_MS: u64 = 2_000;
 /// How long a hold released by the controller's receiving a watch event waits more: the
 /// model's delivery puts the event in the cache and runs the handlers at once, a real
 /// informer a moment after the bytes arrive.
@@ -152,9 +158,11 @@ pub fn realtime(model: &TaintSys, trace: &Trace, property: &str) -> Result<RealT
         .unwrap_or(0);
     until += longest.max(0) * 1_000 + 2 * ORIGIN_MS + model.config.processing_bound_ms;
 
-    let schedule = Schedule {
+    let mut schedule = Schedule {
         holds: holds(&acts, &mut notes),
     };
+    let gates = gates(trace, &acts, &schedule.holds, at);
+    schedule.holds.extend(gates);
     let mut scenario = String::new();
     let name = format!("{}-{}", model.config.name, property.to_lowercase());
     let _ = writeln!(
@@ -316,6 +324,7 @@ fn placement(trace: &Trace, acts: &[Act], i: usize) -> i64 {
 }
 
 mod acts;
+mod gates;
 mod holds;
 mod reorder;
 #[cfg(test)]

@@ -116,6 +116,7 @@ pub(super) fn holds(acts: &[Act], notes: &mut Vec<String>) -> Vec<Hold> {
                     .count()
                     <= 1
             }
+            Held::Operations(_) => true,
         };
         if !first {
             let (_, what, _) = h.describe();
@@ -258,7 +259,7 @@ fn request_hold(
 /// The last thing in `between` the controller is seen doing (not `by`) or receiving.
 /// How long a hold released by `until` waits more: a request reaching the proxy has left the
 /// controller, an event or an answer is handled a moment after its bytes arrive.
-fn settle(until: &Until) -> u64 {
+pub(super) fn settle(until: &Until) -> u64 {
     match until {
         Until::Event(_) => SETTLE_MS,
         Until::Answer(_) => ANSWER_SETTLE_MS,

@@ -43,15 +43,25 @@ fn n1_holds_the_patch_answer_until_the_untaint_has_reached_the_controller() {
     let rt = realtime(&model, &trace, "EVICT-1").unwrap();
     assert_eq!(
         rt.schedule.holds,
-        vec![Hold {
-            hold: Held::Answer(request("patch", "p1", Some("status"))),
-            until: Until::Event(WatchMatch {
-                removes_taint: Some("k".into()),
-                ..node_watch(&NodeName::from("n1"), "MODIFIED")
-            }),
-            at_most_ms: HOLD_MS,
-            settle_ms: SETTLE_MS,
-        }]
+        vec![
+            Hold {
+                hold: Held::Answer(request("patch", "p1", Some("status"))),
+                until: Until::Event(WatchMatch {
+                    removes_taint: Some("k".into()),
+                    ..node_watch(&NodeName::from("n1"), "MODIFIED")
+                }),
+                at_most_ms: HOLD_MS,
+                settle_ms: SETTLE_MS,
+            },
+            // Rule 5: the untaint waits for the PATCH too; not for its answer, which the hold
+            // above keeps from the controller until the untaint has reached it.
+            Hold {
+                hold: Held::Operations(2_150),
+                until: Until::Request(request("patch", "p1", Some("status"))),
+                at_most_ms: GATE_MS,
+                settle_ms: 0,
+            }
+        ]
     );
     let scenario = parse_scenario("n1.yaml", &rt.scenario).expect("a valid scenario");
     assert_eq!(scenario.name, "timer-vs-cancel-evict-1");
@@ -93,7 +103,14 @@ fn uid1_holds_the_delete_until_the_successor_exists_and_the_successor_until_the_
         Until::Answer(request("delete", "p1", None)),
         ANSWER_SETTLE_MS
     )));
-    assert_eq!(holds.len(), 2, "{holds:?}");
+    // Rule 5: the successor is made once the controller has sent its DELETE (which the first
+    // hold keeps from the API server until then), however late the controller is.
+    assert!(holds.contains(&(
+        Held::Operations(3_150),
+        Until::Request(request("delete", "p1", None)),
+        0
+    )));
+    assert_eq!(holds.len(), 3, "{holds:?}");
 }
 
 #[test]
@@ -167,18 +184,26 @@ fn a_work_step_before_a_change_is_taken_later_where_it_then_waits_for_a_held_ans
         .collect();
     assert_eq!(
         holds,
-        vec![(
-            Held::Answer(request("delete", "p1", None)),
-            Until::Event(WatchMatch {
-                resource: Resource::Pods,
-                namespace: Some("default".into()),
-                name: "p1".into(),
-                kind: Some("ADDED".into()),
-                node: Some("n1".into()),
-                removes_taint: None,
-                successor: true,
-            })
-        )]
+        vec![
+            (
+                Held::Answer(request("delete", "p1", None)),
+                Until::Event(WatchMatch {
+                    resource: Resource::Pods,
+                    namespace: Some("default".into()),
+                    name: "p1".into(),
+                    kind: Some("ADDED".into()),
+                    node: Some("n1".into()),
+                    removes_taint: None,
+                    successor: true,
+                })
+            ),
+            // Rule 5: the successor waits for the DELETE to be sent, not for its answer,
+            // which waits for the successor.
+            (
+                Held::Operations(3_150),
+                Until::Request(request("delete", "p1", None))
+            )
+        ]
     );
     // The predecessor is gone when the successor comes (the controller's DELETE): a create.
     assert!(rt.scenario.contains(r#""createPod""#), "{}", rt.scenario);
