@@ -228,3 +228,27 @@ fn a_path_after_a_first_instant_that_deleted_a_pod_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn an_operation_waits_for_no_request_the_path_sends_earlier_too() {
+    // N1: the untaint waits for the status PATCH (rule 5).
+    let (model, trace) = counterexample("timer-vs-cancel", "latest", "EVICT-1");
+    let holds = realtime(&model, &trace, "EVICT-1").unwrap().schedule.holds;
+    let mut shown = acts::acts(&model, &trace).unwrap();
+    let placed: Vec<i64> = (0..trace.steps.len())
+        .map(|i| placement(&trace, &shown, i))
+        .collect();
+    let gated = gates::gates(&trace, &shown, &holds, |i| placed[i]);
+    assert_eq!(gated.len(), 1, "{gated:?}");
+    // The same PATCH shown at an earlier step too: the hold's latched release would go there.
+    let patch = shown
+        .iter()
+        .position(|a| matches!(a, Act::Request { request, .. } if request.verb == "patch"))
+        .unwrap();
+    let earlier = (0..patch)
+        .find(|&j| !matches!(trace.steps[j].kind, Action::Env(_)))
+        .unwrap();
+    shown[earlier] = shown[patch].clone();
+    let gated = gates::gates(&trace, &shown, &holds, |i| placed[i]);
+    assert!(gated.is_empty(), "{gated:?}");
+}
