@@ -149,6 +149,8 @@ pub struct Steering {
     holds: Vec<Hold>,
     released: Vec<tokio::sync::watch::Sender<bool>>,
     used: Vec<AtomicBool>,
+    /// Whether a harness plays a scenario through this proxy (it asks before each operation).
+    played: AtomicBool,
     /// Per hold, the nodes seen with its held event's `removes_taint`.
     had_taint: Vec<Mutex<BTreeSet<String>>>,
     /// Per hold, the same for its `until` event (received or arriving).
@@ -165,6 +167,7 @@ impl Steering {
                 .map(|_| tokio::sync::watch::Sender::new(false))
                 .collect(),
             used: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            played: AtomicBool::new(false),
             had_taint: sets(),
             until_had_taint: sets(),
         }
@@ -267,6 +270,7 @@ impl Steering {
     /// The hold the scenario's operations due at `at_ms` fall under, if any (the first of them
     /// takes it; once it is let go, the others are not held).
     pub fn holds_operations(&self, at_ms: u64) -> Option<usize> {
+        self.played.store(true, Ordering::SeqCst);
         (0..self.holds.len()).find(|&i| {
             self.holds[i].hold == Held::Operations(at_ms)
                 && !self.used[i].swap(true, Ordering::SeqCst)
@@ -274,10 +278,14 @@ impl Steering {
     }
 
     /// Writes a `Steer` line for each hold that never took what it holds: the controller
-    /// never did what the counterexample has it do there.
+    /// never did what the counterexample has it do there. Operations are held only where a
+    /// harness plays the scenario through this proxy; a proxy run alone never holds them, and
+    /// that is no divergence.
     pub fn log_unused(&self, log: &Log) {
+        let played = self.played.load(Ordering::SeqCst);
         for i in 0..self.holds.len() {
-            if !self.used[i].load(Ordering::SeqCst) {
+            let harnessed = played || !matches!(self.holds[i].hold, Held::Operations(_));
+            if harnessed && !self.used[i].load(Ordering::SeqCst) {
                 let (kind, what, until) = self.describe(i);
                 log.steer(&Steered {
                     hold: i,

@@ -202,6 +202,30 @@ async fn operations_wait_for_the_controllers_request_and_others_go_at_once() {
     assert_eq!(steer["releasedBy"], "delete pods shop/web-0", "{steer}");
 }
 
+/// A hold of operations no harness asks about is no divergence; one a harness never reached is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operations_never_held_are_a_divergence_only_where_a_harness_plays() {
+    let (url, _) = api_server("200 OK\r\nContent-Type: application/json", vec![]).await;
+    for harness in [false, true] {
+        let schedule = super::steer::Schedule::parse("operations.json", OPERATIONS).unwrap();
+        let name = format!("unengaged-{harness}");
+        let run = start_with(&url, Default::default(), &name, true, Some(schedule)).await;
+        if harness {
+            // The harness plays an operation at 1 s; the run ends before 2.15 s.
+            run.proxy.before_operations(1_000).await;
+        }
+        let lines = run.stop();
+        let steers: Vec<_> = lines.iter().filter(|l| l["kind"] == "Steer").collect();
+        if harness {
+            assert_eq!(steers.len(), 1, "{steers:?}");
+            assert_eq!(steers[0]["engaged"], false, "{steers:?}");
+            assert_eq!(steers[0]["held"], "operations", "{steers:?}");
+        } else {
+            assert!(steers.is_empty(), "{steers:?}");
+        }
+    }
+}
+
 #[test]
 fn a_successor_is_only_a_pods_and_a_removed_taint_only_a_nodes() {
     let text = r#"{"holds": [{"hold": {"event": {"resource": "nodes", "name": "n1", "successor": true}},
