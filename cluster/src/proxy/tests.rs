@@ -139,6 +139,16 @@ impl Run {
             .unwrap()
     }
 
+    /// Whether a watch of `path` breaks rather than ends as if the API server had closed it.
+    /// HTTP/2's reset drops the frames still queued for the stream, the answer's head among
+    /// them when the proxy is slow to flush it: then the request itself fails.
+    async fn watch_breaks(&self, path: &str) -> bool {
+        match self.client.request(self.request("GET", path, vec![])).await {
+            Err(_) => true,
+            Ok(answer) => answer.into_body().collect().await.is_err(),
+        }
+    }
+
     /// The log's lines, once the proxy has stopped.
     pub(super) fn stop(self) -> Vec<Value> {
         self.proxy.stop().unwrap();
@@ -220,18 +230,17 @@ async fn a_watch_is_passed_on_as_sent_and_logged_as_received() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_malformed_watch_stream_closes_the_controllers_watch() {
-    let mut sent = pod_event("ADDED", 5);
-    sent.extend(b"<html>502 Bad Gateway</html>\n");
-    let (url, _) = api_server(WATCH_HEAD, vec![(0, Bytes::from(sent))]).await;
+    let (url, _) = api_server(
+        WATCH_HEAD,
+        vec![
+            (0, Bytes::from(pod_event("ADDED", 5))),
+            (50, Bytes::from_static(b"<html>502 Bad Gateway</html>\n")),
+        ],
+    )
+    .await;
     let run = start(&url, Limits::default(), "malformed").await;
-    let answer = run
-        .client
-        .request(run.request("GET", "/api/v1/pods?watch=1", vec![]))
-        .await
-        .unwrap();
-    let read = answer.into_body().collect().await;
     assert!(
-        read.is_err(),
+        run.watch_breaks("/api/v1/pods?watch=1").await,
         "the controller's stream breaks rather than ends cleanly"
     );
     let lines = run.stop();
@@ -254,12 +263,7 @@ async fn an_endless_watch_event_is_cut_at_the_limit() {
         ..Limits::default()
     };
     let run = start(&url, limits, "endless").await;
-    let answer = run
-        .client
-        .request(run.request("GET", "/api/v1/nodes?watch=true", vec![]))
-        .await
-        .unwrap();
-    assert!(answer.into_body().collect().await.is_err());
+    assert!(run.watch_breaks("/api/v1/nodes?watch=true").await);
     let lines = run.stop();
     assert_eq!(kinds(&lines), ["Exchange", "Error"]);
     let message = lines[1]["message"].as_str().unwrap();
