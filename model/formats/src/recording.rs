@@ -16,6 +16,7 @@ mod changes;
 mod events;
 mod input;
 mod kubectl;
+mod node_reads;
 mod proxy;
 
 use crate::trace::{Observed, Start, TraceEvent, TraceRecord, TRACE_VERSION};
@@ -285,8 +286,10 @@ pub(crate) struct Collected {
     /// first: they date the change that first shows the pod on its node (IMPORT-2).
     pub binds: BTreeMap<(String, String), Vec<Stamp>>,
     /// Per node, the controller's GETs of pods answered with the pod on it (when answered, the
-    /// pod's namespace and name) that no GET of the node has been attributed to yet (IMPORT-5).
+    /// pod's namespace and name) (IMPORT-5).
     pub node_reads: BTreeMap<String, Vec<(Stamp, String, String)>>,
+    /// The controller's GETs of nodes, their pod not named yet (IMPORT-5).
+    pub node_gets: Vec<node_reads::NodeGet>,
     pub next_request: u64,
 }
 
@@ -302,6 +305,8 @@ impl Collected {
     /// Merges, orders and dates everything into the trace.
     fn finish(mut self, settings: &Settings) -> Import {
         events::bound_by_writes(&mut self);
+        // After the events: it drops lines, and `event_lines` indexes them.
+        node_reads::attribute(&mut self);
         let changes = self.merged_changes();
         let mut objects = changes::Objects::default();
         for change in changes {

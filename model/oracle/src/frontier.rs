@@ -33,6 +33,9 @@ enum Move {
     DeliverNode,
     DeliverPod,
     Step(Step),
+    /// A work's step run with the late reading of the shown requests' bucket: where the two
+    /// readings disagree, its request may have waited for its token (ORACLE-THROTTLE).
+    Waited(Step),
 }
 
 impl From<Step> for Move {
@@ -88,6 +91,16 @@ impl Machine {
                 Move::Step(step) => Some(step),
                 _ => None,
             });
+            if throttle.unsure(now) {
+                let works = sc.moves.iter().filter_map(|m| match m {
+                    Move::Step(step) if matches!(step.actor(), Actor::Work(_)) => {
+                        Some(Move::Waited(step.clone()))
+                    }
+                    _ => None,
+                });
+                let waited: Vec<Move> = works.collect();
+                sc.moves.extend(waited);
+            }
         }
     }
 
@@ -126,10 +139,11 @@ impl Machine {
 
     /// `s` after `m`.
     fn apply(&self, mut s: State, m: Move, now: Time, truth: &Truth) -> State {
+        let waited = matches!(m, Move::Waited(_));
         match m {
             Move::DeliverNode => s.deliver_node(now),
             Move::DeliverPod => s.deliver_pod(now),
-            Move::Step(step) => {
+            Move::Step(step) | Move::Waited(step) => {
                 let acted = match step.actor() {
                     Actor::Work(id) => Some(id),
                     _ => None,
@@ -137,7 +151,7 @@ impl Machine {
                 let mut effects = Vec::new();
                 let ctrl = s.ctrl.make_mut();
                 match &self.throttle {
-                    Some(throttle) => throttle.lend(ctrl, &step, |ctrl| {
+                    Some(throttle) => throttle.lend(ctrl, &step, waited, |ctrl| {
                         ctrl.step(step.clone(), &*s.cache, now, &mut effects)
                     }),
                     None => ctrl.step(step, &*s.cache, now, &mut effects),

@@ -90,7 +90,9 @@ impl Oracle {
                 }),
                 explore: options.explore,
                 subsume: options.subsume,
-                throttle: options.rate_limit.map(super::throttle::Throttle::new),
+                throttle: options
+                    .rate_limit
+                    .map(|limit| super::throttle::Throttle::new(limit, options.step_slack)),
             },
             profile: options.profile.name,
             observe_given: options.observe.is_some(),
@@ -149,7 +151,8 @@ impl Oracle {
             if let (None, Some(limit)) = (self.machine.throttle.as_ref(), record.event.rate_limit())
             {
                 self.machine.config.rate_limit = Some(limit);
-                self.machine.throttle = Some(super::throttle::Throttle::new(limit));
+                self.machine.throttle =
+                    Some(super::throttle::Throttle::new(limit, self.machine.slack));
             }
             self.clock = Clock::new(*start);
             self.started = true;

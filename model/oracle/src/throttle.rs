@@ -13,6 +13,14 @@
 //!   (a request earlier than the bucket allows is explained by no behaviour);
 //! - owes it by `D` after the later of its own token and the next token the shown requests
 //!   leave: while other pods' requests keep taking the tokens, its turn may still come.
+//!
+//! The trace dates a request when the API server received it, up to the step slack `S` after
+//! the client sent it (ORACLE-11), and the bucket runs on the client's clock. So it is kept in
+//! two readings: `early` takes each shown request's token at the earliest instant its send may
+//! have had (`S` before the line, or the token's own instant if later), and decides what may go
+//! (a burst the API server received late then does not seem to outrun the bucket); `late`
+//! takes it at the line's instant, and decides what is owed (a client is not owed a request
+//! before its token could have come).
 
 use super::state::State;
 use taintcheck_core::profile::{DeleteSequence, Profile};
@@ -20,56 +28,63 @@ use taintcheck_core::throttle::{Bucket, RateLimit};
 use taintcheck_core::time::{Duration, Time};
 use taintcheck_core::{Actor, Controller, Step, WorkId, WorkPhase};
 
-/// The bucket of the requests the trace has shown, in trace order.
+/// The bucket of the requests the trace has shown, in trace order, in two readings of when
+/// each was sent.
 #[derive(Clone, Copy, Debug)]
 pub struct Throttle {
-    seen: Bucket,
+    /// Each shown request sent at the earliest instant it may have been: what may go.
+    early: Bucket,
+    /// Each shown request sent at its line's instant: what is owed.
+    late: Bucket,
+    /// The step slack `S`: how long before its line a request may have been sent.
+    slack: Duration,
 }
 
 impl Throttle {
-    /// A full bucket under `limit`.
-    pub fn new(limit: RateLimit) -> Throttle {
+    /// A full bucket under `limit`, for a trace whose requests reach it within `slack` of
+    /// their send.
+    pub fn new(limit: RateLimit, slack: Duration) -> Throttle {
         Throttle {
-            seen: Bucket::new(limit),
+            early: Bucket::new(limit),
+            late: Bucket::new(limit),
+            slack,
         }
     }
 
-    /// The trace showed a request at `t`: it took a token. A request sent the millisecond its
-    /// token came may have waited for it, and then its reservation began at the token's exact
-    /// instant, not at the whole millisecond the send was rounded up to; the bucket keeps that,
-    /// the most lenient reading, so that the next token is not put later than the client's
-    /// (with a burst of 1 and an interval of a fraction of a millisecond, `qps` 3 say, the
-    /// rounding would otherwise pile up and reject a correct client).
+    /// The trace showed a request at `t`: it took a token, in the late reading sent at `t`, in
+    /// the early one up to `S` before.
     pub fn seen(&mut self, t: Time) {
-        let before = Time(t.millis() - 1);
-        let asked = if self.seen.has_token(before) {
-            t
-        } else {
-            before
-        };
-        self.seen.reserve(asked);
+        take(&mut self.late, t, Duration(0));
+        take(&mut self.early, t, self.slack);
     }
 
     /// The controller restarted: a new client, a full bucket.
     pub fn restarted(&mut self) {
-        self.seen = Bucket::new(self.seen.limit());
+        *self = Throttle::new(self.late.limit(), self.slack);
     }
 
     /// Runs `step` on `ctrl` with the shared bucket lent to it, if the step is a work's (only
-    /// a work sends requests).
+    /// a work sends requests): its early reading, or its late one if `waited`.
     pub fn lend<R>(
         &self,
         ctrl: &mut Controller,
         step: &Step,
+        waited: bool,
         run: impl FnOnce(&mut Controller) -> R,
     ) -> R {
         if !matches!(step.actor(), Actor::Work(_)) {
             return run(ctrl);
         }
-        ctrl.use_bucket(self.seen);
+        ctrl.use_bucket(if waited { self.late } else { self.early });
         let result = run(ctrl);
-        ctrl.use_bucket(Bucket::new(self.seen.limit()));
+        ctrl.use_bucket(Bucket::new(self.early.limit()));
         result
+    }
+
+    /// Whether a work's request at `now` may have gone at once or waited for its token: the
+    /// early reading has a token, the late one not.
+    pub fn unsure(&self, now: Time) -> bool {
+        self.early.has_token(now) && !self.late.has_token(now)
     }
 
     /// Removes from `moves` the firing of a throttled request's timer at `now` while the
@@ -81,7 +96,7 @@ impl Throttle {
         moves: &mut Vec<M>,
         step: impl Fn(&M) -> Option<&Step>,
     ) {
-        if self.seen.has_token(now) {
+        if self.early.has_token(now) {
             return;
         }
         let works = s.ctrl.timed_queue().works();
@@ -97,7 +112,7 @@ impl Throttle {
     /// The instant from which a request throttled until `until` is overdue by `bound`: `D`
     /// after the later of its own token and the next one the shown requests leave.
     pub fn owed_by(&self, until: Time, bound: Duration) -> Time {
-        self.seen.earliest(until).plus(bound)
+        self.late.earliest(until).plus(bound)
     }
 
     /// The instants by which `s`'s throttled requests are owed (for waking its component):
@@ -121,16 +136,32 @@ impl Throttle {
     }
 
     /// The candidate instants (ORACLE-5) of `s`'s throttled requests: the next token the shown
-    /// requests leave, and that plus `bound`.
+    /// requests leave, and the instant it is owed by.
     pub fn instants<'a>(
         &'a self,
         s: &'a State,
         bound: Duration,
     ) -> impl Iterator<Item = Time> + 'a {
         self.throttled(s)
-            .map(|until| self.seen.earliest(until))
-            .flat_map(move |at| [at, at.plus(bound)])
+            .flat_map(move |until| [self.early.earliest(until), self.owed_by(until, bound)])
     }
+}
+
+/// Takes from `bucket` the token of a request sent within `before` ahead of `t`. A request
+/// sent the millisecond its token came may have waited for it, and then its reservation began
+/// at the token's exact instant, not at the whole millisecond the send was rounded up to: so
+/// the reservation is asked for at least a millisecond ahead, and the bucket takes the later
+/// of that and the token's exact instant. Without that, with a burst of 1 and an interval of a
+/// fraction of a millisecond (`qps` 3, say), the rounding would pile up and reject a correct
+/// client.
+fn take(bucket: &mut Bucket, t: Time, before: Duration) {
+    let ahead = Time(t.millis() - before.0.max(1));
+    let asked = if bucket.has_token(ahead) {
+        Time(t.millis() - before.0)
+    } else {
+        ahead
+    };
+    bucket.reserve(asked);
 }
 
 /// `expect` (ORACLE-10) under a rate limit: how much later than without it the last of

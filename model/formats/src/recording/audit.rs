@@ -8,6 +8,7 @@
 //! `stageTimestamp`. Spec: IMPORT-4, IMPORT-5.
 
 use super::kubectl::parse;
+use super::node_reads::NodeGet;
 use super::{events, stamp, Change, Collected, Object, Rank, Seen, Settings, Skip, Stamp};
 use crate::trace::{RequestVerb, ResponseResult, TraceEvent};
 use serde_json::Value;
@@ -366,30 +367,19 @@ fn request(
 }
 
 /// The controller's GET of a node: the fixed design's live re-check of a pod it has just read on
-/// that node. The audit entry does not say which pod: it is attributed to the latest pod GET
-/// answered with the pod on this node before this one was received, not attributed yet (with
-/// works for two pods of one node reading at once, the two may be swapped; both read the same
-/// node). Without such a GET it is a read as anyone's.
+/// that node. The audit entry does not say which pod: its lines are made here without one, and
+/// [`super::node_reads::attribute`] names it once every entry is read.
 fn node_read(
     c: &mut Collected,
     v: &Value,
     code: i64,
-    (received, done): (Stamp, Stamp),
+    (received, answered): (Stamp, Stamp),
 ) -> Result<(), String> {
     let node = v
         .pointer("/objectRef/name")
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let pod = c.node_reads.get_mut(&node).and_then(|reads| {
-        let i = reads
-            .iter()
-            .rposition(|(answered, _, _)| *answered <= received)?;
-        Some(reads.remove(i))
-    });
-    let Some((_, namespace, name)) = pod else {
-        return write(c, v, "get", code, (received, done));
-    };
     let result = match code {
         200..=299 => ResponseResult::Ok,
         404 => ResponseResult::NotFound,
@@ -397,21 +387,27 @@ fn node_read(
     };
     c.next_request += 1;
     let id = c.next_request;
+    c.node_gets.push(NodeGet {
+        node: node.clone(),
+        received,
+        answered,
+        request: c.outputs.len(),
+    });
     c.outputs.push((
         received,
         Rank::Request,
         TraceEvent::Request {
             id,
             verb: RequestVerb::GetNode,
-            namespace,
-            name,
+            namespace: String::new(),
+            name: String::new(),
             uid: None,
             node: Some(node.as_str().into()),
             resource_version: None,
         },
     ));
     c.outputs.push((
-        done,
+        answered,
         Rank::Response,
         TraceEvent::Response {
             id,
@@ -420,5 +416,5 @@ fn node_read(
             resource_version: None,
         },
     ));
-    read(c, v, code, done)
+    read(c, v, code, answered)
 }
